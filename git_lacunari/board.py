@@ -1,0 +1,539 @@
+"""The domain verbs of the board, written once over the store protocol.
+
+Every rule that decides who may do what lives in SQL of its dialect
+(``lac_claimable`` and its SQLite twin) or here, once: the claiming UPDATE is
+the only way a task becomes claimed, and :meth:`Board._grant` is the only
+way a lock is granted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import paths
+from .errors import InvalidInput, Refused
+from .identity import Identity, validate_name
+from .model import (
+    DEFAULT_LANE,
+    DEFAULT_STALE_AFTER_S,
+    STATES,
+    Conflict,
+    Event,
+    Lock,
+    PathSpec,
+    Task,
+)
+from .store import Store
+
+MAX_TITLE = 500
+MAX_BODY = 1_000_000
+# How many claimable-but-path-blocked tasks `claim --next` steps over before
+# it gives up; each is a cheap indexed query.
+MAX_NEXT_SKIPS = 200
+
+BlobLookup = Callable[[list[str]], dict[str, str]]
+
+
+def validate_task_id(value: Any) -> int:
+    try:
+        number = int(str(value), 10)
+    except ValueError:
+        number = 0
+    if number <= 0 or str(value).strip().lstrip("+") != str(number):
+        raise InvalidInput(f"task id {str(value)!r} is not a positive whole number")
+    return number
+
+
+def validate_lane(lane: str) -> str:
+    return validate_name(lane, "lane")
+
+
+def validate_title(title: str) -> str:
+    if not title.strip():
+        raise InvalidInput("a task needs a non-empty title")
+    if len(title) > MAX_TITLE:
+        raise InvalidInput(
+            f"title is {len(title)} characters; at most {MAX_TITLE} (put the rest in --body)"
+        )
+    if any(ord(c) < 32 or ord(c) == 127 for c in title):
+        raise InvalidInput("title must be one line without control characters")
+    return title.strip()
+
+
+def validate_body(body: str) -> str:
+    if len(body) > MAX_BODY:
+        raise InvalidInput(f"body is {len(body)} characters; at most {MAX_BODY}")
+    if "\0" in body:
+        raise InvalidInput("body must not contain NUL characters")
+    return body
+
+
+@dataclass
+class Claim:
+    task: Task
+    locks: list[Lock]
+    again: bool  # it was already ours: an idempotent retry
+
+
+class Board:
+    def __init__(
+        self,
+        store: Store,
+        identity: Identity,
+        *,
+        prefix: str = "",
+        ignorecase: bool = False,
+        blob_ids: BlobLookup | None = None,
+    ) -> None:
+        self.store = store
+        self.identity = identity
+        self.agent = identity.name
+        self.prefix = prefix
+        self.ignorecase = ignorecase
+        self.blob_ids = blob_ids
+
+    # --- helpers ------------------------------------------------------------
+
+    def normalize(self, pattern: str) -> str:
+        return paths.normalize(pattern, self.prefix)
+
+    def specs(self, writes: Iterable[str] = (), reads: Iterable[str] = ()) -> list[PathSpec]:
+        """Validated, de-duplicated path specs; a pattern both read and written is a write."""
+        found: dict[str, str] = {}
+        for pattern in reads:
+            found.setdefault(self.normalize(pattern), "r")
+        for pattern in writes:
+            found[self.normalize(pattern)] = "w"
+        return [PathSpec(p, m) for p, m in found.items()]
+
+    def _event(self, kind: str, task_id: int | None, **detail: Any) -> None:
+        self.store.run(
+            "insert_event", task_id=task_id, agent=self.agent, kind=kind,
+            detail=json.dumps(detail, sort_keys=True),
+        )
+
+    def _touch_agent(self) -> None:
+        self.store.run(
+            "upsert_agent", agent=self.agent, caps=json.dumps(list(self.identity.capabilities))
+        )
+
+    def _task_row(self, task_id: int) -> Task | None:
+        row = self.store.one("get_task", task_id=task_id)
+        return Task.from_row(row) if row else None
+
+    def _require_task(self, task_id: int) -> Task:
+        task = self._task_row(task_id)
+        if task is None:
+            raise Refused("not_found", f"no task #{task_id} on this board", task=task_id)
+        return task
+
+    def _task_specs(self, task_id: int) -> list[PathSpec]:
+        return [PathSpec(r["pattern"], r["mode"]) for r in self.store.all("task_paths", task_id=task_id)]
+
+    # --- tasks --------------------------------------------------------------
+
+    def add_task(
+        self,
+        title: str,
+        *,
+        body: str = "",
+        lane: str = DEFAULT_LANE,
+        priority: int = 0,
+        after: Sequence[int] = (),
+        needs: Sequence[str] = (),
+        writes: Sequence[str] = (),
+        reads: Sequence[str] = (),
+    ) -> Task:
+        title = validate_title(title)
+        body = validate_body(body)
+        lane = validate_lane(lane)
+        deps = sorted({validate_task_id(d) for d in after})
+        caps = sorted({validate_name(c, "capability") for c in needs})
+        specs = self.specs(writes, reads)
+        with self.store.write():
+            self._require_existing(deps)
+            row = self.store.one(
+                "insert_task", title=title, body=body, lane=lane, priority=priority,
+                needs=json.dumps(caps), agent=self.agent,
+            )
+            assert row is not None
+            task_id = int(row["id"])
+            for dep in deps:
+                self.store.run("insert_dep", task_id=task_id, depends_on=dep)
+            for spec in specs:
+                self.store.run(
+                    "insert_task_path", task_id=task_id, pattern=spec.pattern, mode=spec.mode
+                )
+            self._event(
+                "created", task_id, title=title, lane=lane, priority=priority, after=deps,
+                needs=caps, paths=[[s.pattern, s.mode] for s in specs],
+            )
+            return self.show(task_id)
+
+    def _require_existing(self, ids: Sequence[int]) -> None:
+        if not ids:
+            return
+        missing = self.store.all("missing_tasks", ids=json.dumps(list(ids)))
+        if missing:
+            raise InvalidInput(f"no task #{int(missing[0]['id'])} to depend on")
+
+    def add_dependencies(self, task_id: int, deps: Sequence[int]) -> Task:
+        """Make ``task_id`` wait on ``deps``; a dependency cycle is refused."""
+        task_id = validate_task_id(task_id)
+        dep_ids = sorted({validate_task_id(d) for d in deps})
+        if not dep_ids:
+            raise InvalidInput("name at least one task to depend on")
+        with self.store.write():
+            self._require_task(task_id)
+            self._require_existing(dep_ids)
+            if task_id in dep_ids or self.store.one(
+                "depends_transitively", deps=json.dumps(dep_ids), task_id=task_id
+            ):
+                raise InvalidInput(
+                    f"task #{task_id} cannot wait on {', '.join(f'#{d}' for d in dep_ids)}: "
+                    "that would be a dependency cycle"
+                )
+            for dep in dep_ids:
+                self.store.run("insert_dep", task_id=task_id, depends_on=dep)
+            self._event("depends", task_id, after=dep_ids)
+            return self.show(task_id)
+
+    def show(self, task_id: int) -> Task:
+        task_id = validate_task_id(task_id)
+        with self.store.read():
+            task = self._require_task(task_id)
+            task.depends_on = [dict(r) for r in self.store.all("task_deps", task_id=task_id)]
+            task.paths = self._task_specs(task_id)
+            task.locks = [Lock.from_row(r) for r in self.store.all("task_locks", task_id=task_id)]
+            return task
+
+    def tasks(
+        self, *, state: str | None = None, lane: str | None = None, mine: bool = False
+    ) -> list[Task]:
+        if state is not None and state not in STATES:
+            raise InvalidInput(f"unknown state {state!r}: one of {', '.join(STATES)}")
+        if lane is not None:
+            validate_lane(lane)
+        rows = self.store.all(
+            "list_tasks", state=state, lane=lane, owner=self.agent if mine else None
+        )
+        return [Task.from_row(r) for r in rows]
+
+    def log(self, task_id: int | None = None) -> list[Event]:
+        if task_id is not None:
+            task_id = validate_task_id(task_id)
+            with self.store.read():
+                self._require_task(task_id)
+                rows = self.store.all("events", task_id=task_id)
+        else:
+            rows = self.store.all("events", task_id=None)
+        return [Event.from_row(r) for r in rows]
+
+    # --- claiming -----------------------------------------------------------
+
+    def _why_not_claimable(self, task_id: int) -> Refused:
+        """Looked up only after the claiming UPDATE came back empty."""
+        task = self._task_row(task_id)
+        if task is None:
+            return Refused("not_found", f"no task #{task_id} on this board", task=task_id)
+        if task.state == "claimed":
+            return Refused(
+                "already_claimed", f"task #{task_id} is already claimed by {task.owner}",
+                task=task_id, holder=task.owner,
+            )
+        if task.state != "open":
+            return Refused(
+                "not_open", f"task #{task_id} is {task.state}", task=task_id, state=task.state
+            )
+        for dep in self.store.all("task_deps", task_id=task_id):
+            if dep["state"] != "done":
+                return Refused(
+                    "unmet_dependency",
+                    f"task #{task_id} waits on task #{dep['id']} ({dep['state']})",
+                    task=task_id, dependency=int(dep["id"]), dependency_state=dep["state"],
+                )
+        for cap in task.needs:
+            if cap not in self.identity.capabilities:
+                return Refused(
+                    "missing_capability",
+                    f"task #{task_id} needs capability {cap!r}, which {self.agent} lacks",
+                    task=task_id, capability=cap,
+                )
+        return Refused("not_open", f"task #{task_id} could not be claimed", task=task_id)
+
+    def claim(
+        self,
+        task_id: int,
+        *,
+        writes: Sequence[str] = (),
+        reads: Sequence[str] = (),
+        stale_after: float | None = None,
+    ) -> Claim:
+        """Claim one task by id, with its declared path locks, or be refused whole."""
+        task_id = validate_task_id(task_id)
+        extra = self.specs(writes, reads)
+        with self.store.write():
+            self._touch_agent()
+            row = self.store.one(
+                "claim", task_id=task_id, agent=self.agent, stale_after=stale_after
+            )
+            again = False
+            if row is None:
+                current = self._task_row(task_id)
+                if current is None or current.state != "claimed" or current.owner != self.agent:
+                    raise self._why_not_claimable(task_id)
+                again = True  # our own claim: claiming it again is a harmless retry
+                self.store.run("heartbeat", agent=self.agent, ids=json.dumps([task_id]))
+            return self._finish_claim(task_id, extra, again)
+
+    def _finish_claim(self, task_id: int, extra: list[PathSpec], again: bool) -> Claim:
+        for spec in extra:
+            self.store.run(
+                "insert_task_path", task_id=task_id, pattern=spec.pattern, mode=spec.mode
+            )
+        locks = self._grant(self._task_specs(task_id), task_id)
+        if not again:
+            self._event("claimed", task_id, paths=[[lk.pattern, lk.mode] for lk in locks])
+        task = self._require_task(task_id)
+        task.locks = locks
+        return Claim(task, locks, again)
+
+    def claim_next(
+        self,
+        lane: str = DEFAULT_LANE,
+        *,
+        writes: Sequence[str] = (),
+        reads: Sequence[str] = (),
+        stale_after: float | None = None,
+    ) -> Claim:
+        """The highest-priority, oldest claimable open task in ``lane`` whose paths are free."""
+        lane = validate_lane(lane)
+        extra = self.specs(writes, reads)
+        skipped: list[int] = []
+        with self.store.write():
+            self._touch_agent()
+            while len(skipped) <= MAX_NEXT_SKIPS:
+                candidate = self.store.one(
+                    "next_candidate", lane=lane, agent=self.agent, skip=json.dumps(skipped)
+                )
+                if candidate is None:
+                    break
+                task_id = int(candidate["id"])
+                wanted = self._task_specs(task_id) + extra
+                if wanted:
+                    self._serialize_grants()
+                if wanted and self._conflicts(wanted):
+                    skipped.append(task_id)
+                    continue
+                row = self.store.one(
+                    "claim", task_id=task_id, agent=self.agent, stale_after=stale_after
+                )
+                if row is None:  # taken between our look and our claim
+                    skipped.append(task_id)
+                    continue
+                return self._finish_claim(task_id, extra, again=False)
+        blocked = f"; {len(skipped)} claimable task(s) wait on held paths" if skipped else ""
+        raise Refused(
+            "not_found", f"no claimable task in lane {lane!r}{blocked}",
+            lane=lane, blocked_by_paths=skipped,
+        )
+
+    def release(self, task_id: int, *, force: bool = False, reason: str | None = None) -> Task:
+        task_id = validate_task_id(task_id)
+        if force and not (reason and reason.strip()):
+            raise InvalidInput("--force needs --reason TEXT: say why for the history")
+        with self.store.write():
+            task = self._require_task(task_id)
+            if task.state != "claimed":
+                raise Refused(
+                    "not_open", f"task #{task_id} is {task.state}, not claimed",
+                    task=task_id, state=task.state,
+                )
+            if task.owner != self.agent and not force:
+                raise Refused(
+                    "not_owner",
+                    f"task #{task_id} is claimed by {task.owner}, not {self.agent} "
+                    "(--force --reason TEXT releases it anyway)",
+                    task=task_id, holder=task.owner,
+                )
+            if self.store.one("release", task_id=task_id, owner=task.owner) is None:
+                raise self._why_not_claimable(task_id)
+            locks = self.store.all("delete_task_locks", task_id=task_id)
+            freed = [r["pattern"] for r in locks]
+            if task.owner == self.agent:
+                self._event("released", task_id, locks=freed)
+            else:
+                self._event(
+                    "force_released", task_id, previous_owner=task.owner, reason=reason,
+                    locks=freed,
+                )
+            return self._require_task(task_id)
+
+    def done(self, task_id: int) -> Task:
+        task_id = validate_task_id(task_id)
+        with self.store.write():
+            if self.store.one("done", task_id=task_id, agent=self.agent) is None:
+                task = self._require_task(task_id)
+                if task.state == "claimed":
+                    raise Refused(
+                        "not_owner", f"task #{task_id} is claimed by {task.owner}, not {self.agent}",
+                        task=task_id, holder=task.owner,
+                    )
+                raise Refused(
+                    "not_open",
+                    f"task #{task_id} is {task.state}; claim it before marking it done",
+                    task=task_id, state=task.state,
+                )
+            locks = self.store.all("delete_task_locks", task_id=task_id)
+            self._event("done", task_id, locks=[r["pattern"] for r in locks])
+            return self._require_task(task_id)
+
+    def heartbeat(self, task_ids: Sequence[int] = ()) -> list[int]:
+        ids = sorted({validate_task_id(t) for t in task_ids})
+        with self.store.write():
+            rows = self.store.all(
+                "heartbeat", agent=self.agent, ids=json.dumps(ids) if ids else None
+            )
+            refreshed = sorted(int(r["id"]) for r in rows)
+            for task_id in ids:
+                if task_id not in refreshed:
+                    task = self._require_task(task_id)
+                    raise Refused(
+                        "not_owner", f"task #{task_id} is not claimed by {self.agent}",
+                        task=task_id, holder=task.owner,
+                    )
+            self._touch_agent()
+            return refreshed
+
+    # --- locks --------------------------------------------------------------
+
+    def _conflicts(self, wanted: Sequence[PathSpec]) -> list[Conflict]:
+        """Other agents' locks overlapping ``wanted``.
+
+        Before granting on the strength of this answer, a transaction must
+        hold :meth:`_serialize_grants`, or two grants could race past it.
+        """
+        found: list[Conflict] = []
+        for spec in wanted:
+            keys = paths.candidate_keys(spec.pattern)
+            rows = self.store.all(
+                "candidate_locks", exact=json.dumps(keys.exact), below=keys.below,
+                below_end=keys.below + paths.KEY_RANGE_END,
+            )
+            for row in rows:
+                lock = Lock.from_row(row)
+                if lock.agent == self.agent or (spec.mode == "r" and lock.mode == "r"):
+                    continue
+                if paths.overlap(lock.pattern, spec.pattern, self.ignorecase):
+                    found.append(Conflict(spec.pattern, spec.mode, lock))
+        return found
+
+    def _serialize_grants(self) -> None:
+        self.store.one("serialize_locks")
+
+    def _grant(self, wanted: Sequence[PathSpec], task_id: int | None) -> list[Lock]:
+        """Grant every lock in ``wanted`` or refuse them all (raising rolls back)."""
+        if not wanted:
+            return []
+        self._serialize_grants()
+        conflicts = self._conflicts(wanted)
+        if conflicts:
+            first = conflicts[0]
+            raise Refused(
+                "path_locked",
+                "; ".join(dict.fromkeys(c.message for c in conflicts)),
+                **first.to_json(),
+                conflicts=[c.to_json() for c in conflicts],
+            )
+        mine = {
+            (lk.pattern, lk.task_id): lk
+            for lk in (Lock.from_row(r) for r in self.store.all("list_locks", agent=self.agent))
+        }
+        literal = [s.pattern.rstrip("/") for s in wanted if paths.is_literal(s.pattern)]
+        blobs = self.blob_ids(literal) if self.blob_ids and literal else {}
+        granted: list[Lock] = []
+        for spec in wanted:
+            held = mine.get((spec.pattern, task_id))
+            if held is not None:
+                if held.mode == "r" and spec.mode == "w":
+                    self.store.run("upgrade_lock", lock_id=held.id)
+                    held.mode = "w"
+                granted.append(held)
+                continue
+            row = self.store.one(
+                "insert_lock", pattern=spec.pattern, key=paths.index_key(spec.pattern),
+                mode=spec.mode, agent=self.agent, task_id=task_id,
+                base_blob=blobs.get(spec.pattern.rstrip("/")),
+            )
+            assert row is not None
+            granted.append(Lock.from_row(row))
+        return granted
+
+    def lock(
+        self, patterns: Sequence[str], *, mode: str = "w", task_id: int | None = None
+    ) -> list[Lock]:
+        if not patterns:
+            raise InvalidInput("name at least one path pattern to lock")
+        specs = self.specs(patterns, ()) if mode == "w" else self.specs((), patterns)
+        if task_id is not None:
+            task_id = validate_task_id(task_id)
+        with self.store.write():
+            if task_id is not None:
+                task = self._require_task(task_id)
+                if task.state != "claimed" or task.owner != self.agent:
+                    raise Refused(
+                        "not_owner",
+                        f"task #{task_id} is not claimed by {self.agent}; claim it first",
+                        task=task_id, holder=task.owner,
+                    )
+            locks = self._grant(specs, task_id)
+            self._event("locked", task_id, paths=[[lk.pattern, lk.mode] for lk in locks])
+            return locks
+
+    def unlock(self, patterns: Sequence[str]) -> list[Lock]:
+        if not patterns:
+            raise InvalidInput("name at least one path pattern to unlock, or --task ID")
+        wanted = [self.normalize(p) for p in patterns]
+        with self.store.write():
+            freed: list[Lock] = []
+            for pattern in wanted:
+                rows = self.store.all("delete_agent_lock", agent=self.agent, pattern=pattern)
+                if not rows:
+                    raise Refused(
+                        "not_owner", f"{self.agent} holds no lock on {pattern}", path=pattern
+                    )
+                freed.extend(Lock.from_row(r) for r in rows)
+            self._event("unlocked", None, paths=[lk.pattern for lk in freed])
+            return freed
+
+    def unlock_task(self, task_id: int) -> list[Lock]:
+        task_id = validate_task_id(task_id)
+        with self.store.write():
+            task = self._require_task(task_id)
+            if task.owner != self.agent:
+                raise Refused(
+                    "not_owner", f"task #{task_id} is not claimed by {self.agent}",
+                    task=task_id, holder=task.owner,
+                )
+            freed = [Lock.from_row(r) for r in self.store.all("delete_task_locks", task_id=task_id)]
+            self._event("unlocked", task_id, paths=[lk.pattern for lk in freed])
+            return freed
+
+    def locks(self, *, mine: bool = False, path: str | None = None) -> list[Lock]:
+        wanted = self.normalize(path) if path is not None else None
+        rows = self.store.all("list_locks", agent=self.agent if mine else None)
+        found = [Lock.from_row(r) for r in rows]
+        if wanted is not None:
+            found = [lk for lk in found if paths.overlap(lk.pattern, wanted, self.ignorecase)]
+        return found
+
+    def check(self, patterns: Sequence[str]) -> list[Conflict]:
+        """May I write these? Every other agent's lock (read or write) in the way."""
+        if not patterns:
+            raise InvalidInput("name at least one path to check")
+        specs = self.specs(patterns, ())
+        with self.store.read():
+            return self._conflicts(specs)

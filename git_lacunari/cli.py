@@ -1,0 +1,468 @@
+"""The `git lac` command line: parse, call one board verb, render.
+
+Commands hold no SQL and no git plumbing. Every command takes ``--json``
+(exactly one JSON object on stdout; human text and warnings on stderr or, for
+human output, stdout) and ``--as NAME``. Errors are raised as LacError and
+turned into one line and an exit code by :func:`main`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+from . import __version__
+from .board import Board, Claim
+from .durations import format_duration, parse_duration
+from .errors import EXIT_REFUSED, EXIT_USAGE, InvalidInput, LacError, Refused
+from .identity import Identity
+from .identity import resolve as resolve_identity
+from .model import STATES, Conflict, Event, Lock, Task
+from .repo import Repo, discover
+
+F = TypeVar("F", bound=Callable[..., Any])
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+# --- session: the repo, who we are, the board ------------------------------
+
+class Session:
+    def __init__(self, as_name: str | None) -> None:
+        self.as_name = as_name
+        self._repo: Repo | None = None
+
+    @property
+    def repo(self) -> Repo:
+        if self._repo is None:
+            self._repo = discover()
+        return self._repo
+
+    @property
+    def identity(self) -> Identity:
+        return resolve_identity(self.repo, self.as_name)
+
+    def board(self, *, create: bool = False, url: str | None = None) -> Board:
+        from .store import open_store
+
+        repo = self.repo
+        store = open_store(url or repo.get("lac.url"), repo.common_dir, create=create)
+        return Board(
+            store, self.identity, prefix=repo.prefix, ignorecase=repo.ignorecase,
+            blob_ids=repo.blob_ids,
+        )
+
+
+def common(func: F) -> F:
+    """``--json`` and ``--as`` on every command."""
+
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+    @click.option("--as", "as_name", metavar="NAME", help="Act as this agent (beats LAC_AGENT).")
+    @functools.wraps(func)
+    def wrapper(*args: Any, as_json: bool, as_name: str | None, **kwargs: Any) -> Any:
+        # The same two options are accepted before the verb: `git lac --as bob claim 1`.
+        group = click.get_current_context().find_root().meta
+        return func(
+            Session(as_name or group.get("lac.as")), as_json or group.get("lac.json", False),
+            *args, **kwargs,
+        )
+
+    return wrapper  # type: ignore[return-value]
+
+
+def emit(as_json: bool, data: dict[str, Any], human: str) -> None:
+    if as_json:
+        click.echo(json.dumps({"ok": True, **data}, sort_keys=True))
+    elif human:
+        click.echo(human)
+
+
+def ago(then: float | None, now: float | None = None) -> str:
+    if then is None:
+        return "-"
+    return format_duration((now or time.time()) - then) + " ago"
+
+
+def parse_stale(text: str | None) -> float | None:
+    return parse_duration(text) if text is not None else None
+
+
+# --- rendering ---------------------------------------------------------------
+
+def task_line(task: Task) -> str:
+    owner = task.owner or "-"
+    beat = f"  heartbeat {ago(task.heartbeat_at)}" if task.state == "claimed" else ""
+    return (
+        f"#{task.id:<5} {task.state:<9} p{task.priority:<3} {task.lane:<10} "
+        f"{owner:<16} {task.title}{beat}"
+    )
+
+
+def lock_line(lock: Lock) -> str:
+    mode = "write" if lock.mode == "w" else "read "
+    return f"{mode}  {lock.pattern:<30} {lock.agent:<16} {lock.where}  since {ago(lock.acquired_at)}"
+
+
+def show_text(task: Task) -> str:
+    lines = [
+        f"task #{task.id}: {task.title}",
+        f"  state     {task.state}" + (f" by {task.owner}" if task.owner else ""),
+        f"  lane      {task.lane}   priority {task.priority}   attempts {task.attempts}",
+        f"  created   {ago(task.created_at)} by {task.created_by}",
+    ]
+    if task.state == "claimed":
+        lines.append(f"  claimed   {ago(task.claimed_at)}, heartbeat {ago(task.heartbeat_at)}")
+    if task.needs:
+        lines.append(f"  needs     {', '.join(task.needs)}")
+    for dep in task.depends_on:
+        lines.append(f"  after     #{dep['id']} ({dep['state']}) {dep['title']}")
+    for spec in task.paths:
+        lines.append(f"  {'writes' if spec.mode == 'w' else 'reads ':<9} {spec.pattern}")
+    for lock in task.locks:
+        lines.append(f"  locked    {lock_line(lock)}")
+    if task.body:
+        lines += ["", *("  " + line for line in task.body.splitlines())]
+    return "\n".join(lines)
+
+
+def event_line(event: Event) -> str:
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.at))
+    task = f"#{event.task_id}" if event.task_id is not None else "-"
+    detail = " ".join(
+        f"{k}={json.dumps(v)}" for k, v in sorted(event.detail.items()) if v not in (None, [], "")
+    )
+    return f"{when}  {task:<6} {event.kind:<15} {event.agent:<16} {detail}".rstrip()
+
+
+def claim_text(claim: Claim) -> str:
+    verb = "already yours" if claim.again else "claimed"
+    text = f"{verb}: task #{claim.task.id} {claim.task.title}"
+    for lock in claim.locks:
+        text += f"\n  {'write' if lock.mode == 'w' else 'read'} lock {lock.pattern}"
+    return text
+
+
+def conflicts_json(conflicts: Sequence[Conflict]) -> list[dict[str, Any]]:
+    return [c.to_json() for c in conflicts]
+
+
+# --- commands ---------------------------------------------------------------
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, "--version", prog_name="git-lac")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@click.option("--as", "as_name", metavar="NAME", help="Act as this agent (beats LAC_AGENT).")
+@click.pass_context
+def cli(ctx: click.Context, as_json: bool, as_name: str | None) -> None:
+    """git lac: claim tasks and lock paths on a shared board, so that a fleet
+    of workers never does the same work twice.
+
+    The board is an SQLite file in the repository's git common dir (shared by
+    every linked worktree) unless `git lac init --url postgresql://…` points
+    the repository at a team board.
+
+    Exit codes: 0 done or allowed, 1 refused by the board, 2 bad usage or
+    invalid input (nothing written), 3 cannot work here (no repository,
+    board unreachable or too new).
+    """
+    ctx.meta["lac.as"] = as_name
+    ctx.meta["lac.json"] = as_json
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--url", metavar="URL", help="postgresql://host/db for a team board (else the embedded SQLite).")
+@common
+def init(session: Session, as_json: bool, url: str | None) -> None:
+    """Create or migrate the board; with --url, record it as lac.url.
+
+    Idempotent: running it again on a current board changes nothing.
+    """
+    from .store import is_postgres_url
+
+    if url is not None and not (is_postgres_url(url) or url.startswith("sqlite:")):
+        raise InvalidInput(f"unknown board URL {url!r}: use postgresql://HOST/DB")
+    board = session.board(create=True, url=url)
+    version = board.store.schema_version()
+    if url is not None:
+        session.repo.set_config("lac.url", url)
+    emit(
+        as_json, {"url": board.store.url, "dialect": board.store.dialect, "schema_version": version},
+        f"board ready: {board.store.url} (schema version {version})",
+    )
+
+
+@cli.command(context_settings=CONTEXT)
+@common
+def whoami(session: Session, as_json: bool) -> None:
+    """Print the agent name this worktree acts as, and where it came from."""
+    ident = session.identity
+    caps = ", ".join(ident.capabilities) or "none"
+    emit(
+        as_json,
+        {
+            "agent": ident.name, "source": ident.source,
+            "capabilities": list(ident.capabilities), "capabilities_source": ident.capabilities_source,
+        },
+        f"{ident.name}\n  from {ident.source}\n  capabilities: {caps} ({ident.capabilities_source})",
+    )
+
+
+@cli.group(context_settings=CONTEXT)
+def task() -> None:
+    """Add tasks to the board and wire their dependencies."""
+
+
+@task.command("add", context_settings=CONTEXT)
+@click.argument("title")
+@click.option("--body", default="", help="Longer description.")
+@click.option("--lane", default="default", show_default=True, help="Lane (queue) of the task.")
+@click.option("--priority", type=int, default=0, show_default=True, help="Higher is claimed first.")
+@click.option("--after", "after", multiple=True, metavar="ID", help="Claimable only once task ID is done.")
+@click.option("--needs", multiple=True, metavar="CAP", help="Capability a claimer must have.")
+@click.option("--write", "writes", multiple=True, metavar="PATTERN", help="Path it will write (locked at claim).")
+@click.option("--read", "reads", multiple=True, metavar="PATTERN", help="Path it will read (shared lock).")
+@common
+def task_add(
+    session: Session, as_json: bool, title: str, body: str, lane: str, priority: int,
+    after: tuple[str, ...], needs: tuple[str, ...], writes: tuple[str, ...], reads: tuple[str, ...],
+) -> None:
+    """Add a task; prints the new id."""
+    new = session.board().add_task(
+        title, body=body, lane=lane, priority=priority, after=[_id(a) for a in after],
+        needs=needs, writes=writes, reads=reads,
+    )
+    emit(as_json, {"id": new.id, "task": new.to_json()}, str(new.id))
+
+
+@task.command("after", context_settings=CONTEXT)
+@click.argument("task_id", metavar="ID")
+@click.argument("deps", nargs=-1, required=True, metavar="DEP...")
+@common
+def task_after(session: Session, as_json: bool, task_id: str, deps: tuple[str, ...]) -> None:
+    """Make task ID wait until every DEP is done (cycles are refused)."""
+    updated = session.board().add_dependencies(_id(task_id), [_id(d) for d in deps])
+    emit(as_json, {"task": updated.to_json()}, show_text(updated))
+
+
+def _id(value: str) -> int:
+    from .board import validate_task_id
+
+    return validate_task_id(value)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--state", help=f"Only tasks in this state ({', '.join(STATES)}).")
+@click.option("--lane", help="Only tasks of this lane.")
+@click.option("--mine", is_flag=True, help="Only tasks I have claimed.")
+@common
+def tasks(session: Session, as_json: bool, state: str | None, lane: str | None, mine: bool) -> None:
+    """List tasks, with owner and heartbeat age of each claim."""
+    found = session.board().tasks(state=state, lane=lane, mine=mine)
+    emit(
+        as_json, {"tasks": [t.to_json() for t in found]},
+        "\n".join(task_line(t) for t in found) or "no tasks",
+    )
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("task_id", metavar="ID")
+@common
+def show(session: Session, as_json: bool, task_id: str) -> None:
+    """Show one task: state, owner, dependencies, declared paths, locks."""
+    found = session.board().show(_id(task_id))
+    emit(as_json, {"task": found.to_json()}, show_text(found))
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("task_id", metavar="[ID]", required=False)
+@common
+def log(session: Session, as_json: bool, task_id: str | None) -> None:
+    """Print the event history, of one task or of the whole board."""
+    events = session.board().log(_id(task_id) if task_id is not None else None)
+    emit(
+        as_json, {"events": [e.to_json() for e in events]},
+        "\n".join(event_line(e) for e in events) or "no events",
+    )
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("task_id", metavar="ID", required=False)
+@click.option("--next", "next_", is_flag=True, help="Claim the best claimable task of the lane.")
+@click.option("--lane", default="default", show_default=True, help="Lane for --next.")
+@click.option("--write", "writes", multiple=True, metavar="P", help="Also lock P for writing.")
+@click.option("--read", "reads", multiple=True, metavar="P", help="Also lock P for reading.")
+@click.option("--stale-after", metavar="D", help="This claim is stale after D without heartbeat (e.g. 2h).")
+@common
+def claim(
+    session: Session, as_json: bool, task_id: str | None, next_: bool, lane: str,
+    writes: tuple[str, ...], reads: tuple[str, ...], stale_after: str | None,
+) -> None:
+    """Claim task ID (or --next in a lane) with its path locks, atomically.
+
+    Of two workers racing for one task exactly one wins; the loser is told why
+    (already claimed by whom, unmet dependency, missing capability, path held)
+    and nothing is written for it. Claiming your own claim again succeeds.
+    """
+    if next_ == (task_id is not None):
+        raise click.UsageError("give a task ID or --next, not both")
+    stale = parse_stale(stale_after)
+    board = session.board()
+    if next_:
+        got = board.claim_next(lane, writes=writes, reads=reads, stale_after=stale)
+    else:
+        got = board.claim(_id(task_id or ""), writes=writes, reads=reads, stale_after=stale)
+    emit(
+        as_json,
+        {"task": got.task.to_json(), "again": got.again, "locks": [lk.to_json() for lk in got.locks]},
+        claim_text(got),
+    )
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("task_id", metavar="ID")
+@click.option("--force", is_flag=True, help="Release another agent's claim.")
+@click.option("--reason", metavar="TEXT", help="Why (required with --force).")
+@common
+def release(session: Session, as_json: bool, task_id: str, force: bool, reason: str | None) -> None:
+    """Give a claim back to the board, with its path locks."""
+    released = session.board().release(_id(task_id), force=force, reason=reason)
+    emit(as_json, {"task": released.to_json()}, f"released: task #{released.id} is open again")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("task_id", metavar="ID")
+@common
+def done(session: Session, as_json: bool, task_id: str) -> None:
+    """Mark your claimed task done; its path locks are released."""
+    finished = session.board().done(_id(task_id))
+    emit(as_json, {"task": finished.to_json()}, f"done: task #{finished.id} {finished.title}")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("patterns", nargs=-1, required=True, metavar="PATTERN...")
+@click.option("--read", "read_mode", is_flag=True, help="Shared read lock (default: exclusive write).")
+@click.option("--task", "task_id", metavar="ID", help="Attach the locks to your claimed task ID.")
+@common
+def lock(
+    session: Session, as_json: bool, patterns: tuple[str, ...], read_mode: bool, task_id: str | None
+) -> None:
+    """Lock paths: files, dir/ subtrees or globs. All or nothing."""
+    got = session.board().lock(
+        patterns, mode="r" if read_mode else "w", task_id=_id(task_id) if task_id else None
+    )
+    emit(
+        as_json, {"locks": [lk.to_json() for lk in got]},
+        "\n".join(f"locked: {lock_line(lk)}" for lk in got),
+    )
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("patterns", nargs=-1, metavar="PATTERN...")
+@click.option("--task", "task_id", metavar="ID", help="Release every lock of your task ID.")
+@common
+def unlock(session: Session, as_json: bool, patterns: tuple[str, ...], task_id: str | None) -> None:
+    """Release your locks on PATTERN..., or every lock of --task ID."""
+    if bool(patterns) == (task_id is not None):
+        raise click.UsageError("give PATTERN... or --task ID")
+    board = session.board()
+    freed = board.unlock_task(_id(task_id)) if task_id else board.unlock(patterns)
+    emit(
+        as_json, {"unlocked": [lk.to_json() for lk in freed]},
+        "\n".join(f"unlocked: {lk.pattern}" for lk in freed) or "no locks to release",
+    )
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--mine", is_flag=True, help="Only my locks.")
+@click.option("--path", metavar="P", help="Only locks overlapping P.")
+@common
+def locks(session: Session, as_json: bool, mine: bool, path: str | None) -> None:
+    """List active path locks."""
+    found = session.board().locks(mine=mine, path=path)
+    emit(
+        as_json, {"locks": [lk.to_json() for lk in found]},
+        "\n".join(lock_line(lk) for lk in found) or "no locks",
+    )
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@common
+def check(session: Session, as_json: bool, paths: tuple[str, ...]) -> None:
+    """May I write these paths? Exit 1 naming each holder if not."""
+    conflicts = session.board().check(paths)
+    if conflicts:
+        raise Refused(
+            "path_locked",
+            "\n".join(f"{c.requested}: {c.message}" for c in conflicts),
+            **conflicts[0].to_json(),
+            conflicts=conflicts_json(conflicts),
+        )
+    emit(as_json, {"paths": list(paths), "conflicts": []}, "free: " + " ".join(paths))
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("task_ids", nargs=-1, metavar="[ID...]")
+@common
+def heartbeat(session: Session, as_json: bool, task_ids: tuple[str, ...]) -> None:
+    """Refresh the heartbeat of your claims (all of them, or ID...)."""
+    refreshed = session.board().heartbeat([_id(t) for t in task_ids])
+    emit(
+        as_json, {"refreshed": refreshed},
+        "heartbeat: " + (" ".join(f"#{t}" for t in refreshed) or "no claims"),
+    )
+
+
+# --- the edge: one line and an exit code --------------------------------------
+
+NEGATIVE_NUMBER = re.compile(r"^-\d+$")
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    args = list(argv)
+    return "--json" in (args[: args.index("--")] if "--" in args else args)
+
+
+def _fail(as_json: bool, code: int, payload: dict[str, Any], line: str) -> int:
+    if as_json:
+        click.echo(json.dumps(payload, sort_keys=True))
+    click.echo(line, err=True)
+    return code
+
+
+def run(argv: Sequence[str]) -> int:
+    as_json = _wants_json(argv)
+    try:
+        cli.main(args=list(argv), prog_name="git lac", standalone_mode=False)
+    except Refused as exc:
+        return _fail(as_json, EXIT_REFUSED, exc.to_json(), f"refused: {exc.message}")
+    except LacError as exc:
+        return _fail(as_json, exc.exit_code, exc.to_json(), f"git lac: {exc.message}")
+    except click.exceptions.NoSuchOption as exc:
+        message = exc.format_message()
+        if NEGATIVE_NUMBER.match(exc.option_name):
+            message = f"task id {exc.option_name!r} is not a positive whole number"
+        payload = {"ok": False, "error": {"kind": "usage", "message": message}}
+        return _fail(as_json, EXIT_USAGE, payload, f"git lac: {message}")
+    except click.ClickException as exc:
+        payload = {"ok": False, "error": {"kind": "usage", "message": exc.format_message()}}
+        if not as_json:
+            exc.show()
+            return EXIT_USAGE
+        return _fail(as_json, EXIT_USAGE, payload, f"git lac: {exc.format_message()}")
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("git lac: interrupted", err=True)
+        return 130
+    return 0
+
+
+def main() -> None:
+    sys.exit(run(sys.argv[1:]))

@@ -1,0 +1,289 @@
+"""Path patterns: validation, git wildmatch, and the one overlap rule.
+
+A pattern is a repo-relative POSIX path, a ``dir/`` subtree, or a glob
+following git's wildmatch with ``WM_PATHNAME``: ``*`` and ``?`` never cross
+``/``, ``**/`` matches any number of leading directories, ``/**`` everything
+below. A pattern *covers* a path when it matches the path or one of the
+path's parent directories (as git's pathspecs do), so ``src`` and ``src/``
+both cover ``src/a.py``.
+
+Two patterns *overlap* when some path is covered by both. That is decided
+exactly, not by heuristics, by exploring the product of the two patterns'
+automata: this module is the only place the rule lives.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from .errors import BadPath
+
+GLOB_CHARS = frozenset("*?[\\")
+# Upper bound used to turn "every key starting with K" into a range query.
+KEY_RANGE_END = "\U0010ffff"
+
+
+def normalize(pattern: str, prefix: str = "") -> str:
+    """Return ``pattern`` as a repo-relative pattern, or raise BadPath.
+
+    ``prefix`` is the current directory relative to the top of the work tree
+    (``git rev-parse --show-prefix``), so ``a.py`` typed in ``src/`` becomes
+    ``src/a.py``. A trailing ``/`` (a subtree) is kept for display.
+    """
+    if pattern == "":
+        raise BadPath("empty path pattern")
+    for char in pattern:
+        if ord(char) < 32 or ord(char) == 127:
+            raise BadPath(f"path pattern {pattern!r} contains a control character")
+    if pattern.startswith("/"):
+        raise BadPath(f"path pattern {pattern!r} is absolute; give it relative to the repository")
+    is_dir = pattern.endswith("/") or pattern in (".", "..") or pattern.endswith(("/.", "/.."))
+    parts: list[str] = [p for p in prefix.split("/") if p]
+    for part in pattern.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                raise BadPath(f"path pattern {pattern!r} escapes the repository")
+            parts.pop()
+            continue
+        parts.append(part)
+    if not parts:
+        return "**"
+    result = "/".join(parts)
+    return result + "/" if is_dir else result
+
+
+def is_literal(pattern: str) -> bool:
+    return not any(c in GLOB_CHARS for c in pattern)
+
+
+def literal_prefix(pattern: str) -> str:
+    for i, char in enumerate(pattern):
+        if char in GLOB_CHARS:
+            return pattern[:i]
+    return pattern
+
+
+def index_key(pattern: str) -> str:
+    """The directory part of the pattern's literal prefix, casefolded.
+
+    Stored beside every lock so candidates can be found with an index: a lock
+    can only overlap a pattern whose key is an ancestor or a descendant of its
+    own (see :func:`candidate_keys`). Casefolding keeps the filter a superset
+    when ``core.ignorecase`` is on.
+    """
+    lit = literal_prefix(pattern.rstrip("/") if is_literal(pattern) else pattern)
+    return lit[: lit.rfind("/") + 1].casefold()
+
+
+def ancestor_keys(key: str) -> list[str]:
+    """``a/b/`` -> ``['', 'a/', 'a/b/']``."""
+    keys = [""]
+    for i, char in enumerate(key):
+        if char == "/":
+            keys.append(key[: i + 1])
+    return keys
+
+
+@dataclass(frozen=True)
+class CandidateKeys:
+    """Locks whose key is in ``exact`` or starts with ``below`` may overlap."""
+
+    exact: list[str]
+    below: str
+
+
+def candidate_keys(pattern: str) -> CandidateKeys:
+    key = index_key(pattern)
+    return CandidateKeys(exact=ancestor_keys(key), below=key)
+
+
+def covering_keys(paths: Iterable[str]) -> list[str]:
+    """Every key a lock covering one of these concrete paths can have."""
+    keys: set[str] = set()
+    for path in paths:
+        folded = path.casefold()
+        keys.update(ancestor_keys(folded[: folded.rfind("/") + 1]))
+    return sorted(keys)
+
+
+# --- wildmatch as a small NFA ------------------------------------------------
+
+@dataclass(frozen=True)
+class CharSet:
+    """A set of characters: exactly ``only``, or everything but ``excluded``."""
+
+    only: frozenset[str] | None
+    excluded: frozenset[str] = frozenset()
+
+    def __contains__(self, char: object) -> bool:
+        if self.only is not None:
+            return char in self.only
+        return char not in self.excluded
+
+    def meets(self, other: CharSet) -> bool:
+        if self.only is not None and other.only is not None:
+            return not self.only.isdisjoint(other.only)
+        if self.only is not None:
+            return any(c not in other.excluded for c in self.only)
+        if other.only is not None:
+            return any(c not in self.excluded for c in other.only)
+        return True  # two co-finite sets over an infinite alphabet always meet
+
+
+ANY = CharSet(None)
+NOT_SLASH = CharSet(None, frozenset("/"))
+SLASH = CharSet(frozenset("/"))
+
+
+@dataclass
+class Automaton:
+    # edges[state] = [(charset, target)], eps[state] = [target]
+    edges: list[list[tuple[CharSet, int]]]
+    eps: list[list[int]]
+    accepting: frozenset[int]
+
+    def new_state(self) -> int:
+        self.edges.append([])
+        self.eps.append([])
+        return len(self.edges) - 1
+
+    def closure(self, states: Iterable[int]) -> frozenset[int]:
+        seen = set(states)
+        stack = list(seen)
+        while stack:
+            for target in self.eps[stack.pop()]:
+                if target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+        return frozenset(seen)
+
+
+def _parse_class(pattern: str, start: int) -> tuple[CharSet, int] | None:
+    """Parse ``[...]`` at ``start``; None when unterminated (then ``[`` is literal)."""
+    i = start + 1
+    negated = i < len(pattern) and pattern[i] in "!^"
+    if negated:
+        i += 1
+    chars: set[str] = set()
+    first = True
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "]" and not first:
+            break
+        first = False
+        if char == "\\" and i + 1 < len(pattern):
+            i += 1
+            char = pattern[i]
+        if i + 2 < len(pattern) and pattern[i + 1] == "-" and pattern[i + 2] != "]":
+            low, high = ord(char), ord(pattern[i + 2])
+            chars.update(chr(c) for c in range(low, min(high, low + 65536) + 1))
+            i += 3
+            continue
+        chars.add(char)
+        i += 1
+    else:
+        return None
+    chars.discard("/")
+    charset = CharSet(None, frozenset(chars) | {"/"}) if negated else CharSet(frozenset(chars))
+    return charset, i + 1
+
+
+@functools.lru_cache(maxsize=65536)
+def compile_pattern(pattern: str, ignorecase: bool = False) -> Automaton:
+    """The automaton of every path ``pattern`` covers."""
+    if ignorecase:
+        pattern = pattern.lower()
+    pattern = pattern.rstrip("/") or "**"
+    auto = Automaton([], [], frozenset())
+    state = auto.new_state()
+    i = 0
+    n = len(pattern)
+    while i < n:
+        char = pattern[i]
+        at_segment_start = i == 0 or pattern[i - 1] == "/"
+        if char == "*":
+            j = i
+            while j < n and pattern[j] == "*":
+                j += 1
+            double = j - i >= 2 and at_segment_start and (j == n or pattern[j] == "/")
+            if double and j < n:  # "**/": nothing, or anything ending in "/"
+                loop, nxt = auto.new_state(), auto.new_state()
+                auto.eps[state] += [nxt, loop]
+                auto.edges[loop] += [(ANY, loop), (SLASH, nxt)]
+                state, i = nxt, j + 1
+                continue
+            loop = ANY if double else NOT_SLASH
+            nxt = auto.new_state()
+            auto.edges[state].append((loop, state))
+            auto.eps[state].append(nxt)
+            state, i = nxt, j
+            continue
+        if char == "?":
+            charset, i = NOT_SLASH, i + 1
+        elif char == "[" and (parsed := _parse_class(pattern, i)) is not None:
+            charset, i = parsed
+        elif char == "\\" and i + 1 < n:
+            charset, i = CharSet(frozenset(pattern[i + 1])), i + 2
+        else:
+            charset, i = CharSet(frozenset(char)), i + 1
+        nxt = auto.new_state()
+        auto.edges[state].append((charset, nxt))
+        state = nxt
+    # Covering a directory covers everything below it.
+    below = auto.new_state()
+    auto.edges[state].append((SLASH, below))
+    auto.edges[below].append((ANY, below))
+    auto.accepting = frozenset({state, below})
+    return auto
+
+
+def covers(pattern: str, path: str, ignorecase: bool = False) -> bool:
+    """Does ``pattern`` cover the concrete repo-relative ``path``?"""
+    if is_literal(pattern):
+        base = pattern.rstrip("/")
+        if ignorecase:
+            base, path = base.lower(), path.lower()
+        return base in ("", "**") or path == base or path.startswith(base + "/")
+    auto = compile_pattern(pattern, ignorecase)
+    current = auto.closure([0])
+    for char in path.lower() if ignorecase else path:
+        step = [t for s in current for cs, t in auto.edges[s] if char in cs]
+        if not step:
+            return False
+        current = auto.closure(step)
+    return not current.isdisjoint(auto.accepting)
+
+
+def overlap(first: str, second: str, ignorecase: bool = False) -> bool:
+    """Is there a path that both patterns cover?"""
+    if is_literal(first) and is_literal(second):
+        return covers(first, second.rstrip("/"), ignorecase) or covers(
+            second, first.rstrip("/"), ignorecase
+        )
+    a = compile_pattern(first, ignorecase)
+    b = compile_pattern(second, ignorecase)
+    start = [(x, y) for x in a.closure([0]) for y in b.closure([0])]
+    seen = set(start)
+    stack = list(start)
+    while stack:
+        x, y = stack.pop()
+        if x in a.accepting and y in b.accepting:
+            return True
+        for cs_a, ta in a.edges[x]:
+            for cs_b, tb in b.edges[y]:
+                if cs_a.meets(cs_b):
+                    for pair in _pairs(a.closure([ta]), b.closure([tb])):
+                        if pair not in seen:
+                            seen.add(pair)
+                            stack.append(pair)
+    return False
+
+
+def _pairs(xs: frozenset[int], ys: frozenset[int]) -> Iterator[tuple[int, int]]:
+    for x in xs:
+        for y in ys:
+            yield x, y

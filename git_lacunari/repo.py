@@ -1,0 +1,111 @@
+"""Git access through the ``git`` CLI, for what must match git exactly.
+
+The hot path (every command, every hook) needs only where the repository is
+and its config; both come from two short ``git`` processes, so nothing heavy
+(pygit2) is imported to start a command.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import CannotWorkHere, NotARepository
+
+
+def git(*args: str, cwd: Path | str | None = None, input: bytes | None = None) -> bytes:
+    """Run git and return stdout; a failure becomes CannotWorkHere with git's message."""
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=cwd, input=input, capture_output=True, check=False
+        )
+    except FileNotFoundError:
+        raise CannotWorkHere("git is not installed or not on PATH") from None
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise CannotWorkHere(message[0] if message else f"git {args[0]} failed")
+    return proc.stdout
+
+
+@dataclass
+class Repo:
+    """One work tree of a repository, as seen from the current directory."""
+
+    toplevel: Path
+    git_dir: Path
+    common_dir: Path
+    prefix: str  # the current directory relative to toplevel, '' or ending in '/'
+    config: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_linked_worktree(self) -> bool:
+        return self.git_dir.resolve() != self.common_dir.resolve()
+
+    @property
+    def worktree_name(self) -> str | None:
+        return self.git_dir.name if self.is_linked_worktree else None
+
+    @property
+    def ignorecase(self) -> bool:
+        return self.config.get("core.ignorecase", "false").lower() in ("true", "yes", "on", "1")
+
+    def get(self, key: str) -> str | None:
+        return self.config.get(key.lower())
+
+    def set_config(self, key: str, value: str) -> None:
+        git("config", "--local", key, value, cwd=self.toplevel)
+        self.config[key.lower()] = value
+
+    def blob_ids(self, paths: list[str]) -> dict[str, str]:
+        """Blob id of each path in HEAD (the content a lock starts from)."""
+        if not paths:
+            return {}
+        try:
+            out = git("ls-tree", "-z", "--full-tree", "HEAD", "--", *paths, cwd=self.toplevel)
+        except CannotWorkHere:  # no commit yet: nothing to start from
+            return {}
+        found: dict[str, str] = {}
+        for entry in out.split(b"\0"):
+            if not entry:
+                continue
+            meta, _, name = entry.partition(b"\t")
+            _mode, kind, oid = meta.split()
+            if kind == b"blob":
+                found[name.decode("utf-8", "surrogateescape")] = oid.decode()
+        return found
+
+
+def discover(cwd: Path | str | None = None) -> Repo:
+    cwd = Path(cwd or os.getcwd())
+    try:
+        out = git(
+            "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
+            "--git-common-dir", "--show-prefix", cwd=cwd,
+        )
+    except CannotWorkHere as exc:
+        if "not a git repository" in exc.message:
+            raise NotARepository(f"not a git repository: {cwd}") from None
+        raise NotARepository(f"cannot use {cwd} as a work tree: {exc.message}") from None
+    lines = out.decode("utf-8", "surrogateescape").split("\n")
+    toplevel, git_dir, common_dir, prefix = lines[0], lines[1], lines[2], lines[3]
+    return Repo(
+        toplevel=Path(toplevel),
+        git_dir=Path(git_dir),
+        common_dir=Path(common_dir),
+        prefix=prefix,
+        config=read_config(cwd),
+    )
+
+
+def read_config(cwd: Path) -> dict[str, str]:
+    """Every config value git sees here (worktree config included); the last one wins."""
+    out = git("config", "-z", "--list", cwd=cwd)
+    config: dict[str, str] = {}
+    for item in out.split(b"\0"):
+        if not item:
+            continue
+        key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
+        config[key.lower()] = value
+    return config

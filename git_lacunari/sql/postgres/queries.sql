@@ -1,0 +1,133 @@
+-- Named queries of a PostgreSQL board. `:name` is a parameter; `{{name}}`
+-- inlines the fragment of that name. Lists travel as JSON text.
+
+-- name: now
+lac_now()
+
+-- name: claimable
+lac_claimable(t.id, :agent)
+
+-- name: serialize_locks
+-- Lock grants are check-then-insert; under READ COMMITTED that races, so
+-- every transaction that grants locks on this board takes this first.
+SELECT pg_advisory_xact_lock(hashtext('lac_locks:' || current_schema()))
+
+-- name: upsert_agent
+INSERT INTO lac_agents (name, capabilities, last_seen) VALUES (:agent, :caps::jsonb, {{now}})
+ON CONFLICT (name) DO UPDATE SET capabilities = excluded.capabilities, last_seen = excluded.last_seen
+
+-- name: insert_task
+INSERT INTO lac_tasks (title, body, lane, priority, needs, created_at, created_by)
+VALUES (:title, :body, :lane, :priority, :needs::jsonb, {{now}}, :agent)
+RETURNING id
+
+-- name: insert_dep
+INSERT INTO lac_task_deps (task_id, depends_on) VALUES (:task_id, :depends_on)
+ON CONFLICT DO NOTHING
+
+-- name: insert_task_path
+INSERT INTO lac_task_paths (task_id, pattern, mode) VALUES (:task_id, :pattern, :mode)
+ON CONFLICT (task_id, pattern) DO UPDATE SET mode = greatest(lac_task_paths.mode, excluded.mode)
+
+-- name: missing_tasks
+SELECT v::bigint AS id FROM jsonb_array_elements_text(:ids::jsonb) AS v
+ WHERE v::bigint NOT IN (SELECT id FROM lac_tasks)
+
+-- name: depends_transitively
+-- Does any of :deps (or what they depend on) depend on :task_id?
+WITH RECURSIVE reach(id) AS (
+    SELECT v::bigint FROM jsonb_array_elements_text(:deps::jsonb) AS v
+    UNION
+    SELECT d.depends_on FROM lac_task_deps d JOIN reach r ON d.task_id = r.id
+)
+SELECT 1 AS hit FROM reach WHERE id = :task_id LIMIT 1
+
+-- name: claim
+UPDATE lac_tasks AS t
+   SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
+       stale_after = :stale_after, attempts = attempts + 1
+ WHERE t.id = :task_id AND t.state = 'open' AND {{claimable}}
+RETURNING *
+
+-- name: next_candidate
+-- SKIP LOCKED: claimers never queue behind each other's candidate row.
+SELECT t.id FROM lac_tasks t
+ WHERE t.lane = :lane AND t.state = 'open' AND {{claimable}}
+   AND t.id NOT IN (SELECT v::bigint FROM jsonb_array_elements_text(:skip::jsonb) AS v)
+ ORDER BY t.priority DESC, t.created_at, t.id
+ LIMIT 1
+   FOR UPDATE OF t SKIP LOCKED
+
+-- name: get_task
+SELECT * FROM lac_tasks WHERE id = :task_id
+
+-- name: list_tasks
+SELECT * FROM lac_tasks
+ WHERE (:state::text IS NULL OR state = :state)
+   AND (:lane::text IS NULL OR lane = :lane)
+   AND (:owner::text IS NULL OR owner = :owner)
+ ORDER BY id
+
+-- name: task_deps
+SELECT d.depends_on AS id, t.state AS state, t.title AS title
+  FROM lac_task_deps d JOIN lac_tasks t ON t.id = d.depends_on
+ WHERE d.task_id = :task_id ORDER BY d.depends_on
+
+-- name: task_paths
+SELECT pattern, mode FROM lac_task_paths WHERE task_id = :task_id ORDER BY pattern
+
+-- name: candidate_locks
+SELECT * FROM lac_locks
+ WHERE key = ANY (ARRAY(SELECT jsonb_array_elements_text(:exact::jsonb)))
+    OR (key >= :below AND key < :below_end)
+
+-- name: covering_locks
+SELECT * FROM lac_locks WHERE key = ANY (ARRAY(SELECT jsonb_array_elements_text(:keys::jsonb)))
+
+-- name: insert_lock
+INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob)
+VALUES (:pattern, :key, :mode, :agent, :task_id, {{now}}, :base_blob)
+RETURNING *
+
+-- name: upgrade_lock
+UPDATE lac_locks SET mode = 'w' WHERE id = :lock_id
+
+-- name: list_locks
+SELECT * FROM lac_locks WHERE (:agent::text IS NULL OR agent = :agent) ORDER BY pattern, id
+
+-- name: task_locks
+SELECT * FROM lac_locks WHERE task_id = :task_id ORDER BY pattern
+
+-- name: delete_task_locks
+DELETE FROM lac_locks WHERE task_id = :task_id RETURNING *
+
+-- name: delete_agent_lock
+DELETE FROM lac_locks WHERE agent = :agent AND pattern = :pattern RETURNING *
+
+-- name: release
+UPDATE lac_tasks
+   SET state = 'open', owner = NULL, claimed_at = NULL, heartbeat_at = NULL, stale_after = NULL
+ WHERE id = :task_id AND state = 'claimed' AND owner = :owner
+RETURNING *
+
+-- name: done
+UPDATE lac_tasks SET state = 'done', heartbeat_at = {{now}}
+ WHERE id = :task_id AND state = 'claimed' AND owner = :agent
+RETURNING *
+
+-- name: heartbeat
+UPDATE lac_tasks SET heartbeat_at = {{now}}
+ WHERE owner = :agent AND state = 'claimed'
+   AND (:ids::jsonb IS NULL
+        OR id IN (SELECT v::bigint FROM jsonb_array_elements_text(:ids::jsonb) AS v))
+RETURNING id
+
+-- name: insert_event
+INSERT INTO lac_events (at, task_id, agent, kind, detail)
+VALUES ({{now}}, :task_id, :agent, :kind, :detail::jsonb)
+
+-- name: events
+SELECT * FROM lac_events WHERE (:task_id::bigint IS NULL OR task_id = :task_id) ORDER BY id
+
+-- name: now_value
+SELECT {{now}} AS now

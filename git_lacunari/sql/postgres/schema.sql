@@ -1,0 +1,93 @@
+-- The whole current schema of a team board, applied in one go by a fresh
+-- `git lac init --url postgresql://...`. Older boards reach the same schema
+-- through the numbered migrations beside this file (tests/test_migrations.py).
+-- Times are epoch seconds taken from the server clock, so that workers on
+-- several machines agree on heartbeat ages.
+
+CREATE FUNCTION lac_now() RETURNS double precision
+    LANGUAGE sql STABLE
+    AS $$ SELECT extract(epoch FROM now())::double precision $$;
+
+CREATE TABLE lac_tasks (
+    id           bigserial PRIMARY KEY,
+    title        text             NOT NULL,
+    body         text             NOT NULL DEFAULT '',
+    lane         text             NOT NULL DEFAULT 'default',
+    priority     integer          NOT NULL DEFAULT 0,
+    state        text             NOT NULL DEFAULT 'open'
+                 CHECK (state IN ('open', 'claimed', 'done', 'cancelled')),
+    owner        text,
+    claimed_at   double precision,
+    heartbeat_at double precision,
+    stale_after  double precision,
+    attempts     integer          NOT NULL DEFAULT 0,
+    needs        jsonb            NOT NULL DEFAULT '[]',
+    created_at   double precision NOT NULL DEFAULT lac_now(),
+    created_by   text             NOT NULL
+);
+CREATE INDEX lac_tasks_queue ON lac_tasks (lane, state, priority DESC, created_at, id);
+CREATE INDEX lac_tasks_owner ON lac_tasks (owner, state);
+
+CREATE TABLE lac_task_deps (
+    task_id    bigint NOT NULL REFERENCES lac_tasks (id),
+    depends_on bigint NOT NULL REFERENCES lac_tasks (id),
+    PRIMARY KEY (task_id, depends_on)
+);
+CREATE INDEX lac_task_deps_on ON lac_task_deps (depends_on);
+
+CREATE TABLE lac_task_paths (
+    task_id bigint NOT NULL REFERENCES lac_tasks (id),
+    pattern text   NOT NULL,
+    mode    text   NOT NULL CHECK (mode IN ('r', 'w')),
+    PRIMARY KEY (task_id, pattern)
+);
+
+CREATE TABLE lac_locks (
+    id          bigserial PRIMARY KEY,
+    pattern     text             NOT NULL,
+    key         text COLLATE "C" NOT NULL,
+    mode        text             NOT NULL CHECK (mode IN ('r', 'w')),
+    agent       text             NOT NULL,
+    task_id     bigint REFERENCES lac_tasks (id),
+    acquired_at double precision NOT NULL DEFAULT lac_now(),
+    base_blob   text
+);
+CREATE INDEX lac_locks_key ON lac_locks (key);
+CREATE INDEX lac_locks_task ON lac_locks (task_id);
+CREATE INDEX lac_locks_agent ON lac_locks (agent, pattern);
+
+CREATE TABLE lac_agents (
+    name         text PRIMARY KEY,
+    capabilities jsonb            NOT NULL DEFAULT '[]',
+    last_seen    double precision NOT NULL DEFAULT lac_now()
+);
+
+CREATE TABLE lac_events (
+    id      bigserial PRIMARY KEY,
+    at      double precision NOT NULL DEFAULT lac_now(),
+    task_id bigint,
+    agent   text             NOT NULL,
+    kind    text             NOT NULL,
+    detail  jsonb            NOT NULL DEFAULT '{}'
+);
+CREATE INDEX lac_events_task ON lac_events (task_id, id);
+
+CREATE TABLE lac_settings (
+    name  text PRIMARY KEY,
+    value text NOT NULL
+);
+
+-- The one rule "may this agent claim this task" (state aside, which the
+-- claiming UPDATE checks itself): every dependency done, every capability
+-- the task needs held by the agent. Every claimer uses it.
+CREATE FUNCTION lac_claimable(p_task bigint, p_agent text) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT NOT EXISTS (
+               SELECT 1 FROM lac_task_deps d JOIN lac_tasks dt ON dt.id = d.depends_on
+                WHERE d.task_id = p_task AND dt.state <> 'done')
+       AND coalesce((SELECT t.needs <@ coalesce(
+                                (SELECT a.capabilities FROM lac_agents a WHERE a.name = p_agent),
+                                '[]'::jsonb)
+                       FROM lac_tasks t WHERE t.id = p_task), false)
+    $$;

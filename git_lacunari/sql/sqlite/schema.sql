@@ -1,0 +1,72 @@
+-- The whole current schema of the embedded board, applied in one go by a
+-- fresh `git lac init`. Older boards reach the same schema through the
+-- numbered migrations beside this file (tests/test_migrations.py proves it).
+
+CREATE TABLE lac_tasks (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    title        TEXT    NOT NULL,
+    body         TEXT    NOT NULL DEFAULT '',
+    lane         TEXT    NOT NULL DEFAULT 'default',
+    priority     INTEGER NOT NULL DEFAULT 0,
+    state        TEXT    NOT NULL DEFAULT 'open'
+                 CHECK (state IN ('open', 'claimed', 'done', 'cancelled')),
+    owner        TEXT,
+    claimed_at   REAL,
+    heartbeat_at REAL,
+    stale_after  REAL,
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    needs        TEXT    NOT NULL DEFAULT '[]',
+    created_at   REAL    NOT NULL,
+    created_by   TEXT    NOT NULL
+);
+CREATE INDEX lac_tasks_queue ON lac_tasks (lane, state, priority DESC, created_at, id);
+CREATE INDEX lac_tasks_owner ON lac_tasks (owner, state);
+
+CREATE TABLE lac_task_deps (
+    task_id    INTEGER NOT NULL REFERENCES lac_tasks (id),
+    depends_on INTEGER NOT NULL REFERENCES lac_tasks (id),
+    PRIMARY KEY (task_id, depends_on)
+);
+CREATE INDEX lac_task_deps_on ON lac_task_deps (depends_on);
+
+CREATE TABLE lac_task_paths (
+    task_id INTEGER NOT NULL REFERENCES lac_tasks (id),
+    pattern TEXT    NOT NULL,
+    mode    TEXT    NOT NULL CHECK (mode IN ('r', 'w')),
+    PRIMARY KEY (task_id, pattern)
+);
+
+CREATE TABLE lac_locks (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    pattern     TEXT    NOT NULL,
+    key         TEXT    NOT NULL,
+    mode        TEXT    NOT NULL CHECK (mode IN ('r', 'w')),
+    agent       TEXT    NOT NULL,
+    task_id     INTEGER REFERENCES lac_tasks (id),
+    acquired_at REAL    NOT NULL,
+    base_blob   TEXT
+);
+CREATE INDEX lac_locks_key ON lac_locks (key);
+CREATE INDEX lac_locks_task ON lac_locks (task_id);
+CREATE INDEX lac_locks_agent ON lac_locks (agent, pattern);
+
+CREATE TABLE lac_agents (
+    name         TEXT PRIMARY KEY,
+    capabilities TEXT NOT NULL DEFAULT '[]',
+    last_seen    REAL NOT NULL
+);
+
+CREATE TABLE lac_events (
+    id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    at      REAL    NOT NULL,
+    task_id INTEGER,
+    agent   TEXT    NOT NULL,
+    kind    TEXT    NOT NULL,
+    detail  TEXT    NOT NULL DEFAULT '{}'
+);
+CREATE INDEX lac_events_task ON lac_events (task_id, id);
+
+CREATE TABLE lac_settings (
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);

@@ -1,0 +1,62 @@
+"""One store protocol, two backends.
+
+The board layer speaks only in named queries (``sql/<dialect>/queries.sql``)
+and transactions; each backend supplies the connection, the parameter style
+and the schema migrations of its dialect. ``psycopg`` is imported only when a
+PostgreSQL board is opened, so the embedded default stays cheap to start.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Protocol
+
+Row = dict[str, Any]
+
+
+class Store(Protocol):
+    dialect: str
+    url: str
+
+    def write(self) -> AbstractContextManager[None]:
+        """A transaction that may write; commits on success, rolls back on error."""
+
+    def read(self) -> AbstractContextManager[None]:
+        """A consistent read-only snapshot."""
+
+    def all(self, name: str, **params: Any) -> list[Row]: ...
+
+    def one(self, name: str, **params: Any) -> Row | None: ...
+
+    def run(self, name: str, **params: Any) -> int: ...
+
+    def migrate(self, create: bool) -> int:
+        """Bring the schema to the latest version (creating it if ``create``)."""
+
+    def schema_version(self) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+def is_postgres_url(url: str) -> bool:
+    return url.startswith(("postgresql://", "postgres://"))
+
+
+def open_store(url: str | None, common_dir: Path, *, create: bool = False) -> Store:
+    """Open the board named by ``url`` (``lac.url``); None is the embedded default.
+
+    ``create`` is what ``git lac init`` asks for. The embedded board is always
+    created on first use: zero setup is its point.
+    """
+    if url and is_postgres_url(url):
+        from .postgres import PostgresStore
+
+        pg = PostgresStore(url)
+        pg.migrate(create=create)
+        return pg
+    from .sqlite import SqliteStore, sqlite_path
+
+    lite = SqliteStore(sqlite_path(url, common_dir))
+    lite.migrate(create=True)
+    return lite

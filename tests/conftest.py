@@ -1,0 +1,256 @@
+"""Hermetic fixtures: real git repositories, real SQLite files, real PostgreSQL.
+
+PostgreSQL comes from ``LAC_TEST_DSN`` (CI points it at the machine's
+server); else the local server at 127.0.0.1:5432 is tried; else a throwaway
+cluster is started with ``initdb``/``pg_ctl`` when they exist; else the
+PostgreSQL half is skipped with a loud reason — unless ``LAC_REQUIRE_PG=1``,
+which turns that skip into a failure (CI sets it). Every test gets its own
+schema, dropped afterwards, so tests never see each other's boards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from git_lacunari.board import Board
+from git_lacunari.identity import Identity
+from git_lacunari.store import Store, open_store
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BACKENDS = ["sqlite", "postgres"]
+
+
+# --- sealing tests from the user's git and lac settings ----------------------
+
+@pytest.fixture(autouse=True)
+def sealed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Test User\n\temail = tester@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+    )
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "LAC_AGENT", "LAC_CAPS", "LAC_GUARD"):
+        monkeypatch.delenv(var, raising=False)
+    for var in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
+        monkeypatch.setenv(var, "2026-01-01T00:00:00+0000")
+    return home
+
+
+def git(repo: Path, *args: str, input: str | None = None) -> str:
+    proc = subprocess.run(
+        ["git", *args], cwd=repo, input=input, capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+    return proc.stdout
+
+
+def make_repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q")
+    (path / "core").mkdir()
+    (path / "core" / "auth.py").write_text("def login():\n    return True\n")
+    (path / "README").write_text("hello\n")
+    git(path, "add", ".")
+    git(path, "commit", "-qm", "initial")
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo")
+
+
+# --- PostgreSQL ----------------------------------------------------------------
+
+def _can_connect(dsn: str) -> bool:
+    import psycopg
+
+    try:
+        psycopg.connect(dsn, connect_timeout=3).close()
+        return True
+    except psycopg.Error:
+        return False
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    dsn = os.environ.get("LAC_TEST_DSN")
+    candidates = [dsn] if dsn else ["postgresql://postgres@127.0.0.1:5432/test"]
+    for candidate in candidates:
+        if _can_connect(candidate):
+            yield candidate
+            return
+    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
+    if not dsn and initdb and pg_ctl:
+        data = tmp_path_factory.mktemp("pgdata")
+        port = _free_port()
+        run_as: list[str] = []
+        if os.geteuid() == 0:  # initdb refuses root; use the postgres account when there is one
+            if shutil.which("runuser") and subprocess.run(["id", "postgres"], capture_output=True).returncode == 0:
+                shutil.chown(data, "postgres")
+                run_as = ["runuser", "-u", "postgres", "--"]
+        subprocess.run([*run_as, initdb, "-D", str(data), "-U", "postgres", "-A", "trust"],
+                       check=True, capture_output=True)
+        subprocess.run([*run_as, pg_ctl, "-D", str(data), "-w", "-o",
+                        f"-p {port} -k {data} -c listen_addresses=127.0.0.1", "start", "-l",
+                        str(data / "log")], check=True, capture_output=True)
+        try:
+            yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        finally:
+            subprocess.run([*run_as, pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
+                           capture_output=True)
+        return
+    reason = (
+        f"PostgreSQL half SKIPPED: no server at {candidates[0]} and no initdb/pg_ctl to start one"
+    )
+    if os.environ.get("LAC_REQUIRE_PG") == "1":
+        pytest.fail(reason + " (LAC_REQUIRE_PG=1 forbids skipping)")
+    print("\n" + "!" * 78 + f"\n{reason}\n" + "!" * 78, file=sys.stderr)
+    pytest.skip(reason)
+
+
+@contextlib.contextmanager
+def pg_schema(server: str) -> Iterator[str]:
+    """A fresh schema on the server; yields a board URL whose search_path is it."""
+    import psycopg
+
+    schema = "lac_t_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in server else "?"
+    try:
+        yield f"{server}{sep}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def board_url(backend: str, request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """None for the embedded default; a per-test schema URL for PostgreSQL."""
+    if backend == "sqlite":
+        yield None
+        return
+    server = request.getfixturevalue("pg_server")
+    with pg_schema(server) as url:
+        yield url
+
+
+@dataclass
+class Boards:
+    """Opens boards on one repository and one backend, as any agent."""
+
+    repo: Path
+    url: str | None
+    opened: list[Store]
+
+    def store(self) -> Store:
+        from git_lacunari.repo import discover
+
+        store = open_store(self.url, discover(self.repo).common_dir, create=True)
+        self.opened.append(store)
+        return store
+
+    def __call__(self, agent: str = "alice", caps: tuple[str, ...] = (), prefix: str = "") -> Board:
+        from git_lacunari.repo import discover
+
+        repo = discover(self.repo)
+        ident = Identity(agent, "test", tuple(sorted(caps)), "test")
+        return Board(self.store(), ident, prefix=prefix, blob_ids=repo.blob_ids)
+
+
+@pytest.fixture
+def boards(repo: Path, board_url: str | None) -> Iterator[Boards]:
+    made = Boards(repo, board_url, [])
+    yield made
+    for store in made.opened:
+        store.close()
+
+
+# --- the command line, in process and as real processes ------------------------
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def json(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.out)
+        return data
+
+
+def lac_inprocess(cwd: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    """Run `git lac ARGS` in this process (fast), with its own cwd and env."""
+    from git_lacunari.cli import run
+
+    out, err = io.StringIO(), io.StringIO()
+    old_cwd = os.getcwd()
+    old_env = dict(os.environ)
+    try:
+        os.chdir(cwd)
+        os.environ.update(env or {})
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = run(list(args))
+    finally:
+        os.chdir(old_cwd)
+        os.environ.clear()
+        os.environ.update(old_env)
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def lac_process(cwd: Path, *args: str, env: dict[str, str] | None = None,
+                input: str | None = None) -> Result:
+    """Run `git lac ARGS` as git would: a real `git` process finding `git-lac` on PATH."""
+    full_env = {**os.environ, **(env or {})}
+    bindir = str(Path(sys.executable).parent)
+    full_env["PATH"] = bindir + os.pathsep + full_env.get("PATH", "")
+    proc = subprocess.run(
+        ["git", "lac", *args], cwd=cwd, env=full_env, input=input, capture_output=True,
+        text=True, check=False,
+    )
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def lac(repo: Path, board_url: str | None) -> Callable[..., Result]:
+    """`git lac` in the test repo, already initialised on the backend under test."""
+    init = ["init"] + (["--url", board_url] if board_url else [])
+    result = lac_inprocess(repo, *init)
+    assert result.code == 0, result.err
+
+    def call(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
+        return lac_inprocess(cwd or repo, *args, env=env)
+
+    return call

@@ -18,7 +18,6 @@ from .errors import InvalidInput, Refused
 from .identity import Identity, validate_name
 from .model import (
     DEFAULT_LANE,
-    DEFAULT_STALE_AFTER_S,
     STATES,
     Conflict,
     Event,
@@ -111,7 +110,10 @@ class Board:
 
     def _event(self, kind: str, task_id: int | None, **detail: Any) -> None:
         self.store.run(
-            "insert_event", task_id=task_id, agent=self.agent, kind=kind,
+            "insert_event",
+            task_id=task_id,
+            agent=self.agent,
+            kind=kind,
             detail=json.dumps(detail, sort_keys=True),
         )
 
@@ -131,7 +133,9 @@ class Board:
         return task
 
     def _task_specs(self, task_id: int) -> list[PathSpec]:
-        return [PathSpec(r["pattern"], r["mode"]) for r in self.store.all("task_paths", task_id=task_id)]
+        return [
+            PathSpec(r["pattern"], r["mode"]) for r in self.store.all("task_paths", task_id=task_id)
+        ]
 
     # --- tasks --------------------------------------------------------------
 
@@ -156,8 +160,13 @@ class Board:
         with self.store.write():
             self._require_existing(deps)
             row = self.store.one(
-                "insert_task", title=title, body=body, lane=lane, priority=priority,
-                needs=json.dumps(caps), agent=self.agent,
+                "insert_task",
+                title=title,
+                body=body,
+                lane=lane,
+                priority=priority,
+                needs=json.dumps(caps),
+                agent=self.agent,
             )
             assert row is not None
             task_id = int(row["id"])
@@ -168,8 +177,14 @@ class Board:
                     "insert_task_path", task_id=task_id, pattern=spec.pattern, mode=spec.mode
                 )
             self._event(
-                "created", task_id, title=title, lane=lane, priority=priority, after=deps,
-                needs=caps, paths=[[s.pattern, s.mode] for s in specs],
+                "created",
+                task_id,
+                title=title,
+                lane=lane,
+                priority=priority,
+                after=deps,
+                needs=caps,
+                paths=[[s.pattern, s.mode] for s in specs],
             )
             return self.show(task_id)
 
@@ -241,8 +256,10 @@ class Board:
             return Refused("not_found", f"no task #{task_id} on this board", task=task_id)
         if task.state == "claimed":
             return Refused(
-                "already_claimed", f"task #{task_id} is already claimed by {task.owner}",
-                task=task_id, holder=task.owner,
+                "already_claimed",
+                f"task #{task_id} is already claimed by {task.owner}",
+                task=task_id,
+                holder=task.owner,
             )
         if task.state != "open":
             return Refused(
@@ -253,14 +270,17 @@ class Board:
                 return Refused(
                     "unmet_dependency",
                     f"task #{task_id} waits on task #{dep['id']} ({dep['state']})",
-                    task=task_id, dependency=int(dep["id"]), dependency_state=dep["state"],
+                    task=task_id,
+                    dependency=int(dep["id"]),
+                    dependency_state=dep["state"],
                 )
         for cap in task.needs:
             if cap not in self.identity.capabilities:
                 return Refused(
                     "missing_capability",
                     f"task #{task_id} needs capability {cap!r}, which {self.agent} lacks",
-                    task=task_id, capability=cap,
+                    task=task_id,
+                    capability=cap,
                 )
         return Refused("not_open", f"task #{task_id} could not be claimed", task=task_id)
 
@@ -337,8 +357,10 @@ class Board:
                 return self._finish_claim(task_id, extra, again=False)
         blocked = f"; {len(skipped)} claimable task(s) wait on held paths" if skipped else ""
         raise Refused(
-            "not_found", f"no claimable task in lane {lane!r}{blocked}",
-            lane=lane, blocked_by_paths=skipped,
+            "not_found",
+            f"no claimable task in lane {lane!r}{blocked}",
+            lane=lane,
+            blocked_by_paths=skipped,
         )
 
     def release(self, task_id: int, *, force: bool = False, reason: str | None = None) -> Task:
@@ -349,15 +371,18 @@ class Board:
             task = self._require_task(task_id)
             if task.state != "claimed":
                 raise Refused(
-                    "not_open", f"task #{task_id} is {task.state}, not claimed",
-                    task=task_id, state=task.state,
+                    "not_open",
+                    f"task #{task_id} is {task.state}, not claimed",
+                    task=task_id,
+                    state=task.state,
                 )
             if task.owner != self.agent and not force:
                 raise Refused(
                     "not_owner",
                     f"task #{task_id} is claimed by {task.owner}, not {self.agent} "
                     "(--force --reason TEXT releases it anyway)",
-                    task=task_id, holder=task.owner,
+                    task=task_id,
+                    holder=task.owner,
                 )
             if self.store.one("release", task_id=task_id, owner=task.owner) is None:
                 raise self._why_not_claimable(task_id)
@@ -367,7 +392,10 @@ class Board:
                 self._event("released", task_id, locks=freed)
             else:
                 self._event(
-                    "force_released", task_id, previous_owner=task.owner, reason=reason,
+                    "force_released",
+                    task_id,
+                    previous_owner=task.owner,
+                    reason=reason,
                     locks=freed,
                 )
             return self._require_task(task_id)
@@ -379,13 +407,16 @@ class Board:
                 task = self._require_task(task_id)
                 if task.state == "claimed":
                     raise Refused(
-                        "not_owner", f"task #{task_id} is claimed by {task.owner}, not {self.agent}",
-                        task=task_id, holder=task.owner,
+                        "not_owner",
+                        f"task #{task_id} is claimed by {task.owner}, not {self.agent}",
+                        task=task_id,
+                        holder=task.owner,
                     )
                 raise Refused(
                     "not_open",
                     f"task #{task_id} is {task.state}; claim it before marking it done",
-                    task=task_id, state=task.state,
+                    task=task_id,
+                    state=task.state,
                 )
             locks = self.store.all("delete_task_locks", task_id=task_id)
             self._event("done", task_id, locks=[r["pattern"] for r in locks])
@@ -402,8 +433,10 @@ class Board:
                 if task_id not in refreshed:
                     task = self._require_task(task_id)
                     raise Refused(
-                        "not_owner", f"task #{task_id} is not claimed by {self.agent}",
-                        task=task_id, holder=task.owner,
+                        "not_owner",
+                        f"task #{task_id} is not claimed by {self.agent}",
+                        task=task_id,
+                        holder=task.owner,
                     )
             self._touch_agent()
             return refreshed
@@ -420,7 +453,9 @@ class Board:
         for spec in wanted:
             keys = paths.candidate_keys(spec.pattern)
             rows = self.store.all(
-                "candidate_locks", exact=json.dumps(keys.exact), below=keys.below,
+                "candidate_locks",
+                exact=json.dumps(keys.exact),
+                below=keys.below,
                 below_end=keys.below + paths.KEY_RANGE_END,
             )
             for row in rows:
@@ -464,8 +499,12 @@ class Board:
                 granted.append(held)
                 continue
             row = self.store.one(
-                "insert_lock", pattern=spec.pattern, key=paths.index_key(spec.pattern),
-                mode=spec.mode, agent=self.agent, task_id=task_id,
+                "insert_lock",
+                pattern=spec.pattern,
+                key=paths.index_key(spec.pattern),
+                mode=spec.mode,
+                agent=self.agent,
+                task_id=task_id,
                 base_blob=blobs.get(spec.pattern.rstrip("/")),
             )
             assert row is not None
@@ -487,7 +526,8 @@ class Board:
                     raise Refused(
                         "not_owner",
                         f"task #{task_id} is not claimed by {self.agent}; claim it first",
-                        task=task_id, holder=task.owner,
+                        task=task_id,
+                        holder=task.owner,
                     )
             locks = self._grant(specs, task_id)
             self._event("locked", task_id, paths=[[lk.pattern, lk.mode] for lk in locks])
@@ -515,8 +555,10 @@ class Board:
             task = self._require_task(task_id)
             if task.owner != self.agent:
                 raise Refused(
-                    "not_owner", f"task #{task_id} is not claimed by {self.agent}",
-                    task=task_id, holder=task.owner,
+                    "not_owner",
+                    f"task #{task_id} is not claimed by {self.agent}",
+                    task=task_id,
+                    holder=task.owner,
                 )
             freed = [Lock.from_row(r) for r in self.store.all("delete_task_locks", task_id=task_id)]
             self._event("unlocked", task_id, paths=[lk.pattern for lk in freed])

@@ -33,6 +33,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 # --- session: the repo, who we are, the board ------------------------------
 
+
 class Session:
     def __init__(self, as_name: str | None) -> None:
         self.as_name = as_name
@@ -54,7 +55,10 @@ class Session:
         repo = self.repo
         store = open_store(url or repo.get("lac.url"), repo.common_dir, create=create)
         return Board(
-            store, self.identity, prefix=repo.prefix, ignorecase=repo.ignorecase,
+            store,
+            self.identity,
+            prefix=repo.prefix,
+            ignorecase=repo.ignorecase,
             blob_ids=repo.blob_ids,
         )
 
@@ -69,8 +73,10 @@ def common(func: F) -> F:
         # The same two options are accepted before the verb: `git lac --as bob claim 1`.
         group = click.get_current_context().find_root().meta
         return func(
-            Session(as_name or group.get("lac.as")), as_json or group.get("lac.json", False),
-            *args, **kwargs,
+            Session(as_name or group.get("lac.as")),
+            as_json or group.get("lac.json", False),
+            *args,
+            **kwargs,
         )
 
     return wrapper  # type: ignore[return-value]
@@ -95,6 +101,7 @@ def parse_stale(text: str | None) -> float | None:
 
 # --- rendering ---------------------------------------------------------------
 
+
 def task_line(task: Task) -> str:
     owner = task.owner or "-"
     beat = f"  heartbeat {ago(task.heartbeat_at)}" if task.state == "claimed" else ""
@@ -106,7 +113,9 @@ def task_line(task: Task) -> str:
 
 def lock_line(lock: Lock) -> str:
     mode = "write" if lock.mode == "w" else "read "
-    return f"{mode}  {lock.pattern:<30} {lock.agent:<16} {lock.where}  since {ago(lock.acquired_at)}"
+    return (
+        f"{mode}  {lock.pattern:<30} {lock.agent:<16} {lock.where}  since {ago(lock.acquired_at)}"
+    )
 
 
 def show_text(task: Task) -> str:
@@ -154,6 +163,7 @@ def conflicts_json(conflicts: Sequence[Conflict]) -> list[dict[str, Any]]:
 
 # --- commands ---------------------------------------------------------------
 
+
 @click.group(context_settings=CONTEXT)
 @click.version_option(__version__, "--version", prog_name="git-lac")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
@@ -176,7 +186,9 @@ def cli(ctx: click.Context, as_json: bool, as_name: str | None) -> None:
 
 
 @cli.command(context_settings=CONTEXT)
-@click.option("--url", metavar="URL", help="postgresql://host/db for a team board (else the embedded SQLite).")
+@click.option(
+    "--url", metavar="URL", help="postgresql://host/db for a team board (else the embedded SQLite)."
+)
 @common
 def init(session: Session, as_json: bool, url: str | None) -> None:
     """Create or migrate the board; with --url, record it as lac.url.
@@ -192,7 +204,8 @@ def init(session: Session, as_json: bool, url: str | None) -> None:
     if url is not None:
         session.repo.set_config("lac.url", url)
     emit(
-        as_json, {"url": board.store.url, "dialect": board.store.dialect, "schema_version": version},
+        as_json,
+        {"url": board.store.url, "dialect": board.store.dialect, "schema_version": version},
         f"board ready: {board.store.url} (schema version {version})",
     )
 
@@ -206,10 +219,13 @@ def whoami(session: Session, as_json: bool) -> None:
     emit(
         as_json,
         {
-            "agent": ident.name, "source": ident.source,
-            "capabilities": list(ident.capabilities), "capabilities_source": ident.capabilities_source,
+            "agent": ident.name,
+            "source": ident.source,
+            "capabilities": list(ident.capabilities),
+            "capabilities_source": ident.capabilities_source,
         },
-        f"{ident.name}\n  from {ident.source}\n  capabilities: {caps} ({ident.capabilities_source})",
+        f"{ident.name}\n  from {ident.source}\n"
+        f"  capabilities: {caps} ({ident.capabilities_source})",
     )
 
 
@@ -223,19 +239,43 @@ def task() -> None:
 @click.option("--body", default="", help="Longer description.")
 @click.option("--lane", default="default", show_default=True, help="Lane (queue) of the task.")
 @click.option("--priority", type=int, default=0, show_default=True, help="Higher is claimed first.")
-@click.option("--after", "after", multiple=True, metavar="ID", help="Claimable only once task ID is done.")
+@click.option(
+    "--after", "after", multiple=True, metavar="ID", help="Claimable only once task ID is done."
+)
 @click.option("--needs", multiple=True, metavar="CAP", help="Capability a claimer must have.")
-@click.option("--write", "writes", multiple=True, metavar="PATTERN", help="Path it will write (locked at claim).")
-@click.option("--read", "reads", multiple=True, metavar="PATTERN", help="Path it will read (shared lock).")
+@click.option(
+    "--write",
+    "writes",
+    multiple=True,
+    metavar="PATTERN",
+    help="Path it will write (locked at claim).",
+)
+@click.option(
+    "--read", "reads", multiple=True, metavar="PATTERN", help="Path it will read (shared lock)."
+)
 @common
 def task_add(
-    session: Session, as_json: bool, title: str, body: str, lane: str, priority: int,
-    after: tuple[str, ...], needs: tuple[str, ...], writes: tuple[str, ...], reads: tuple[str, ...],
+    session: Session,
+    as_json: bool,
+    title: str,
+    body: str,
+    lane: str,
+    priority: int,
+    after: tuple[str, ...],
+    needs: tuple[str, ...],
+    writes: tuple[str, ...],
+    reads: tuple[str, ...],
 ) -> None:
     """Add a task; prints the new id."""
     new = session.board().add_task(
-        title, body=body, lane=lane, priority=priority, after=[_id(a) for a in after],
-        needs=needs, writes=writes, reads=reads,
+        title,
+        body=body,
+        lane=lane,
+        priority=priority,
+        after=[_id(a) for a in after],
+        needs=needs,
+        writes=writes,
+        reads=reads,
     )
     emit(as_json, {"id": new.id, "task": new.to_json()}, str(new.id))
 
@@ -265,7 +305,8 @@ def tasks(session: Session, as_json: bool, state: str | None, lane: str | None, 
     """List tasks, with owner and heartbeat age of each claim."""
     found = session.board().tasks(state=state, lane=lane, mine=mine)
     emit(
-        as_json, {"tasks": [t.to_json() for t in found]},
+        as_json,
+        {"tasks": [t.to_json() for t in found]},
         "\n".join(task_line(t) for t in found) or "no tasks",
     )
 
@@ -286,7 +327,8 @@ def log(session: Session, as_json: bool, task_id: str | None) -> None:
     """Print the event history, of one task or of the whole board."""
     events = session.board().log(_id(task_id) if task_id is not None else None)
     emit(
-        as_json, {"events": [e.to_json() for e in events]},
+        as_json,
+        {"events": [e.to_json() for e in events]},
         "\n".join(event_line(e) for e in events) or "no events",
     )
 
@@ -297,11 +339,19 @@ def log(session: Session, as_json: bool, task_id: str | None) -> None:
 @click.option("--lane", default="default", show_default=True, help="Lane for --next.")
 @click.option("--write", "writes", multiple=True, metavar="P", help="Also lock P for writing.")
 @click.option("--read", "reads", multiple=True, metavar="P", help="Also lock P for reading.")
-@click.option("--stale-after", metavar="D", help="This claim is stale after D without heartbeat (e.g. 2h).")
+@click.option(
+    "--stale-after", metavar="D", help="This claim is stale after D without heartbeat (e.g. 2h)."
+)
 @common
 def claim(
-    session: Session, as_json: bool, task_id: str | None, next_: bool, lane: str,
-    writes: tuple[str, ...], reads: tuple[str, ...], stale_after: str | None,
+    session: Session,
+    as_json: bool,
+    task_id: str | None,
+    next_: bool,
+    lane: str,
+    writes: tuple[str, ...],
+    reads: tuple[str, ...],
+    stale_after: str | None,
 ) -> None:
     """Claim task ID (or --next in a lane) with its path locks, atomically.
 
@@ -319,7 +369,11 @@ def claim(
         got = board.claim(_id(task_id or ""), writes=writes, reads=reads, stale_after=stale)
     emit(
         as_json,
-        {"task": got.task.to_json(), "again": got.again, "locks": [lk.to_json() for lk in got.locks]},
+        {
+            "task": got.task.to_json(),
+            "again": got.again,
+            "locks": [lk.to_json() for lk in got.locks],
+        },
         claim_text(got),
     )
 
@@ -346,7 +400,9 @@ def done(session: Session, as_json: bool, task_id: str) -> None:
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("patterns", nargs=-1, required=True, metavar="PATTERN...")
-@click.option("--read", "read_mode", is_flag=True, help="Shared read lock (default: exclusive write).")
+@click.option(
+    "--read", "read_mode", is_flag=True, help="Shared read lock (default: exclusive write)."
+)
 @click.option("--task", "task_id", metavar="ID", help="Attach the locks to your claimed task ID.")
 @common
 def lock(
@@ -357,7 +413,8 @@ def lock(
         patterns, mode="r" if read_mode else "w", task_id=_id(task_id) if task_id else None
     )
     emit(
-        as_json, {"locks": [lk.to_json() for lk in got]},
+        as_json,
+        {"locks": [lk.to_json() for lk in got]},
         "\n".join(f"locked: {lock_line(lk)}" for lk in got),
     )
 
@@ -373,7 +430,8 @@ def unlock(session: Session, as_json: bool, patterns: tuple[str, ...], task_id: 
     board = session.board()
     freed = board.unlock_task(_id(task_id)) if task_id else board.unlock(patterns)
     emit(
-        as_json, {"unlocked": [lk.to_json() for lk in freed]},
+        as_json,
+        {"unlocked": [lk.to_json() for lk in freed]},
         "\n".join(f"unlocked: {lk.pattern}" for lk in freed) or "no locks to release",
     )
 
@@ -386,7 +444,8 @@ def locks(session: Session, as_json: bool, mine: bool, path: str | None) -> None
     """List active path locks."""
     found = session.board().locks(mine=mine, path=path)
     emit(
-        as_json, {"locks": [lk.to_json() for lk in found]},
+        as_json,
+        {"locks": [lk.to_json() for lk in found]},
         "\n".join(lock_line(lk) for lk in found) or "no locks",
     )
 
@@ -414,7 +473,8 @@ def heartbeat(session: Session, as_json: bool, task_ids: tuple[str, ...]) -> Non
     """Refresh the heartbeat of your claims (all of them, or ID...)."""
     refreshed = session.board().heartbeat([_id(t) for t in task_ids])
     emit(
-        as_json, {"refreshed": refreshed},
+        as_json,
+        {"refreshed": refreshed},
         "heartbeat: " + (" ".join(f"#{t}" for t in refreshed) or "no claims"),
     )
 

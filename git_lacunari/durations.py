@@ -20,7 +20,8 @@ def parse_duration(text: str) -> float:
         seconds = sum(float(n) * UNIT_SECONDS[u] for n, u in PART.findall(cleaned))
     if seconds is None or seconds <= 0:
         raise BadDuration(
-            f"invalid duration {text!r}: give a positive number of seconds or e.g. 90s, 15m, 2h, 1h30m"
+            f"invalid duration {text!r}: "
+            "give a positive number of seconds or e.g. 90s, 15m, 2h, 1h30m"
         )
     return seconds
 

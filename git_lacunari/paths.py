@@ -112,6 +112,7 @@ def covering_keys(paths: Iterable[str]) -> list[str]:
 
 # --- wildmatch as a small NFA ------------------------------------------------
 
+
 @dataclass(frozen=True)
 class CharSet:
     """A set of characters: exactly ``only``, or everything but ``excluded``."""
@@ -211,14 +212,14 @@ def compile_pattern(pattern: str, ignorecase: bool = False) -> Automaton:
                 j += 1
             double = j - i >= 2 and at_segment_start and (j == n or pattern[j] == "/")
             if double and j < n:  # "**/": nothing, or anything ending in "/"
-                loop, nxt = auto.new_state(), auto.new_state()
-                auto.eps[state] += [nxt, loop]
-                auto.edges[loop] += [(ANY, loop), (SLASH, nxt)]
+                dirs, nxt = auto.new_state(), auto.new_state()
+                auto.eps[state] += [nxt, dirs]
+                auto.edges[dirs] += [(ANY, dirs), (SLASH, nxt)]
                 state, i = nxt, j + 1
                 continue
-            loop = ANY if double else NOT_SLASH
+            run = ANY if double else NOT_SLASH
             nxt = auto.new_state()
-            auto.edges[state].append((loop, state))
+            auto.edges[state].append((run, state))
             auto.eps[state].append(nxt)
             state, i = nxt, j
             continue

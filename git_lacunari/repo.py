@@ -81,8 +81,13 @@ def discover(cwd: Path | str | None = None) -> Repo:
     cwd = Path(cwd or os.getcwd())
     try:
         out = git(
-            "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
-            "--git-common-dir", "--show-prefix", cwd=cwd,
+            "rev-parse",
+            "--path-format=absolute",
+            "--show-toplevel",
+            "--git-dir",
+            "--git-common-dir",
+            "--show-prefix",
+            cwd=cwd,
         )
     except CannotWorkHere as exc:
         if "not a git repository" in exc.message:

@@ -37,6 +37,7 @@ BACKENDS = ["sqlite", "postgres"]
 
 # --- sealing tests from the user's git and lac settings ----------------------
 
+
 @pytest.fixture(autouse=True)
 def sealed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("home")
@@ -81,6 +82,7 @@ def repo(tmp_path: Path) -> Path:
 
 # --- PostgreSQL ----------------------------------------------------------------
 
+
 def _can_connect(dsn: str) -> bool:
     import psycopg
 
@@ -97,33 +99,66 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@contextlib.contextmanager
+def throwaway_cluster(initdb: str, pg_ctl: str) -> Iterator[str]:
+    """A private PostgreSQL cluster for this test session, stopped and removed after."""
+    import tempfile
+
+    data = Path(tempfile.mkdtemp(prefix="lac-pg-"))
+    port = _free_port()
+    run_as: list[str] = []
+    # initdb refuses to run as root: use the postgres account when there is one.
+    has_postgres_user = subprocess.run(["id", "postgres"], capture_output=True).returncode == 0
+    if os.geteuid() == 0 and shutil.which("runuser") and has_postgres_user:
+        shutil.chown(data, "postgres")
+        run_as = ["runuser", "-u", "postgres", "--"]
+    try:
+        subprocess.run(
+            [*run_as, initdb, "-D", str(data / "db"), "-U", "postgres", "-A", "trust"],
+            check=True,
+            capture_output=True,
+        )
+        subprocess.run(
+            [
+                *run_as,
+                pg_ctl,
+                "-D",
+                str(data / "db"),
+                "-w",
+                "-l",
+                str(data / "log"),
+                "-o",
+                f"-p {port} -k {data} -c listen_addresses=127.0.0.1",
+                "start",
+            ],
+            check=True,
+            capture_output=True,
+        )
+        try:
+            yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        finally:
+            subprocess.run(
+                [*run_as, pg_ctl, "-D", str(data / "db"), "-m", "immediate", "stop"],
+                capture_output=True,
+            )
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     dsn = os.environ.get("LAC_TEST_DSN")
     candidates = [dsn] if dsn else ["postgresql://postgres@127.0.0.1:5432/test"]
+    if os.environ.get("LAC_TEST_THROWAWAY") == "1":  # exercise the no-server path here
+        candidates = []
     for candidate in candidates:
         if _can_connect(candidate):
             yield candidate
             return
     initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
     if not dsn and initdb and pg_ctl:
-        data = tmp_path_factory.mktemp("pgdata")
-        port = _free_port()
-        run_as: list[str] = []
-        if os.geteuid() == 0:  # initdb refuses root; use the postgres account when there is one
-            if shutil.which("runuser") and subprocess.run(["id", "postgres"], capture_output=True).returncode == 0:
-                shutil.chown(data, "postgres")
-                run_as = ["runuser", "-u", "postgres", "--"]
-        subprocess.run([*run_as, initdb, "-D", str(data), "-U", "postgres", "-A", "trust"],
-                       check=True, capture_output=True)
-        subprocess.run([*run_as, pg_ctl, "-D", str(data), "-w", "-o",
-                        f"-p {port} -k {data} -c listen_addresses=127.0.0.1", "start", "-l",
-                        str(data / "log")], check=True, capture_output=True)
-        try:
-            yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
-        finally:
-            subprocess.run([*run_as, pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
-                           capture_output=True)
+        with throwaway_cluster(initdb, pg_ctl) as url:
+            yield url
         return
     reason = (
         f"PostgreSQL half SKIPPED: no server at {candidates[0]} and no initdb/pg_ctl to start one"
@@ -199,6 +234,7 @@ def boards(repo: Path, board_url: str | None) -> Iterator[Boards]:
 
 # --- the command line, in process and as real processes ------------------------
 
+
 @dataclass
 class Result:
     code: int
@@ -230,15 +266,21 @@ def lac_inprocess(cwd: Path, *args: str, env: dict[str, str] | None = None) -> R
     return Result(code, out.getvalue(), err.getvalue())
 
 
-def lac_process(cwd: Path, *args: str, env: dict[str, str] | None = None,
-                input: str | None = None) -> Result:
+def lac_process(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, input: str | None = None
+) -> Result:
     """Run `git lac ARGS` as git would: a real `git` process finding `git-lac` on PATH."""
     full_env = {**os.environ, **(env or {})}
     bindir = str(Path(sys.executable).parent)
     full_env["PATH"] = bindir + os.pathsep + full_env.get("PATH", "")
     proc = subprocess.run(
-        ["git", "lac", *args], cwd=cwd, env=full_env, input=input, capture_output=True,
-        text=True, check=False,
+        ["git", "lac", *args],
+        cwd=cwd,
+        env=full_env,
+        input=input,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     return Result(proc.returncode, proc.stdout, proc.stderr)
 

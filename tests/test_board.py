@@ -24,12 +24,18 @@ def snapshot(board: object) -> tuple[int, int, int]:
 
 # --- claiming -----------------------------------------------------------------
 
+
 def test_claim_then_done_records_history(boards: Boards) -> None:
     alice = boards("alice")
     task = alice.add_task("Fix login", body="details", priority=3, lane="auth")
     assert (task.state, task.lane, task.priority, task.created_by) == ("open", "auth", 3, "alice")
     got = alice.claim(task.id)
-    assert (got.task.state, got.task.owner, got.task.attempts, got.again) == ("claimed", "alice", 1, False)
+    assert (got.task.state, got.task.owner, got.task.attempts, got.again) == (
+        "claimed",
+        "alice",
+        1,
+        False,
+    )
     assert got.task.heartbeat_at is not None
     finished = alice.done(task.id)
     assert (finished.state, finished.owner) == ("done", "alice")
@@ -65,7 +71,8 @@ def test_unmet_dependency_then_claimable_once_done(boards: Boards) -> None:
     with pytest.raises(Refused) as err:
         bob.claim(second.id)
     assert refusal(err) == (
-        "unmet_dependency", {"task": second.id, "dependency": first.id, "dependency_state": "open"}
+        "unmet_dependency",
+        {"task": second.id, "dependency": first.id, "dependency_state": "open"},
     )
     alice.claim(first.id)
     alice.done(first.id)
@@ -105,7 +112,10 @@ def test_claim_takes_declared_locks_or_is_refused_whole(boards: Boards) -> None:
     reason, facts = refusal(err)
     assert reason == "path_locked"
     assert (facts["holder"], facts["task"], facts["pattern"], facts["path"]) == (
-        "dana", held.id, "core/auth.py", "core/",
+        "dana",
+        held.id,
+        "core/auth.py",
+        "core/",
     )
     assert err.value.message == f"dana holds core/auth.py on task #{held.id}"
     assert snapshot(erin) == before
@@ -116,10 +126,16 @@ def test_claim_with_extra_paths_records_them(boards: Boards) -> None:
     alice, bob = boards("alice"), boards("bob")
     task = alice.add_task("Plain")
     got = alice.claim(task.id, writes=["core/new.py"], reads=["README"])
-    assert sorted((lk.pattern, lk.mode) for lk in got.locks) == [("README", "r"), ("core/new.py", "w")]
+    assert sorted((lk.pattern, lk.mode) for lk in got.locks) == [
+        ("README", "r"),
+        ("core/new.py", "w"),
+    ]
     with pytest.raises(Refused):
         bob.lock(["core/new.py"])
-    assert [(p.pattern, p.mode) for p in alice.show(task.id).paths] == [("README", "r"), ("core/new.py", "w")]
+    assert [(p.pattern, p.mode) for p in alice.show(task.id).paths] == [
+        ("README", "r"),
+        ("core/new.py", "w"),
+    ]
 
 
 def test_lock_records_base_blob_of_head(boards: Boards) -> None:
@@ -132,6 +148,7 @@ def test_lock_records_base_blob_of_head(boards: Boards) -> None:
 
 
 # --- claim next ---------------------------------------------------------------
+
 
 def test_claim_next_order_priority_then_oldest(boards: Boards) -> None:
     alice = boards("alice")
@@ -165,6 +182,7 @@ def test_claim_next_skips_unclaimable_and_path_blocked(boards: Boards) -> None:
 
 
 # --- locks ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("held", "wanted", "conflict"),
@@ -284,6 +302,7 @@ def test_ignorecase_board(boards: Boards) -> None:
 
 # --- release, done, heartbeat -------------------------------------------------
 
+
 def test_release_own_and_force(boards: Boards) -> None:
     dana, erin = boards("dana"), boards("erin")
     task = dana.add_task("t", writes=["core/"])
@@ -298,7 +317,9 @@ def test_release_own_and_force(boards: Boards) -> None:
     assert dana.locks() == []
     event = dana.log(task.id)[-1]
     assert event.kind == "force_released"
-    assert event.detail["previous_owner"] == "dana" and event.detail["reason"] == "dana is on holiday"
+    assert (
+        event.detail["previous_owner"] == "dana" and event.detail["reason"] == "dana is on holiday"
+    )
     erin.claim(task.id)
     erin.release(task.id)
     assert dana.log(task.id)[-1].kind == "released"
@@ -333,6 +354,7 @@ def test_heartbeat(boards: Boards) -> None:
 
 # --- dependencies ---------------------------------------------------------------
 
+
 def test_dependency_on_missing_task_and_cycles(boards: Boards) -> None:
     alice = boards("alice")
     before = snapshot(alice)
@@ -354,6 +376,7 @@ def test_dependency_on_missing_task_and_cycles(boards: Boards) -> None:
 
 # --- bad input writes nothing -----------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("kwargs", "error"),
     [
@@ -371,7 +394,9 @@ def test_dependency_on_missing_task_and_cycles(boards: Boards) -> None:
         ({"title": "ok", "after": [-1]}, InvalidInput),
     ],
 )
-def test_bad_task_input_writes_nothing(boards: Boards, kwargs: dict[str, object], error: type) -> None:
+def test_bad_task_input_writes_nothing(
+    boards: Boards, kwargs: dict[str, object], error: type
+) -> None:
     alice = boards("alice")
     before = snapshot(alice)
     with pytest.raises(error):

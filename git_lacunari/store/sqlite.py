@@ -34,7 +34,7 @@ def sqlite_path(url: str | None, common_dir: Path) -> Path:
 
 
 def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Row:
-    return {col[0]: value for col, value in zip(cursor.description, row)}
+    return {col[0]: value for col, value in zip(cursor.description, row, strict=True)}
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -140,7 +140,8 @@ class SqliteStore:
 
     def _record(self, version: int, name: str) -> None:
         self.conn.execute(
-            "INSERT INTO lac_schema_version VALUES (?, ?, (julianday('now') - 2440587.5) * 86400.0)",
+            "INSERT INTO lac_schema_version"
+            " VALUES (?, ?, (julianday('now') - 2440587.5) * 86400.0)",
             (version, name),
         )
 

@@ -1,0 +1,145 @@
+"""Replaying every migration, one at a time, gives exactly the fresh schema."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from git_lacunari.store.postgres import PostgresStore
+from git_lacunari.store.queries import latest_version, migrations
+from git_lacunari.store.sqlite import SqliteStore
+
+from .conftest import pg_schema
+
+
+def sqlite_catalog(store: SqliteStore) -> dict[str, Any]:
+    conn = store.conn
+    tables = [
+        r["name"]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master"
+            " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
+    catalog: dict[str, Any] = {}
+    for table in tables:
+        catalog[table] = {
+            "columns": [tuple(r.values()) for r in conn.execute(f"PRAGMA table_info({table})")],
+            "foreign_keys": sorted(
+                (r["table"], r["from"], r["to"])
+                for r in conn.execute(f"PRAGMA foreign_key_list({table})")
+            ),
+            "indexes": sorted(
+                (
+                    r["name"],
+                    r["unique"],
+                    tuple(
+                        i["name"]
+                        for i in conn.execute(f"PRAGMA index_xinfo({r['name']})")
+                        if i["key"]
+                    ),
+                )
+                for r in conn.execute(f"PRAGMA index_list({table})")
+            ),
+        }
+    return catalog
+
+
+def postgres_catalog(store: PostgresStore) -> dict[str, Any]:
+    conn = store.conn
+    row = conn.execute("SELECT current_schema() AS s").fetchone()
+    assert row is not None
+    schema = str(row["s"])
+
+    def rows(sql: str) -> list[tuple[Any, ...]]:
+        # Definitions name their schema; each board here has its own.
+        return sorted(
+            tuple(v.replace(schema, "SCHEMA") if isinstance(v, str) else v for v in r.values())
+            for r in conn.execute(sql)
+        )
+
+    return {
+        "columns": rows(
+            "SELECT table_name, column_name, data_type, column_default, is_nullable, collation_name"
+            " FROM information_schema.columns WHERE table_schema = current_schema()"
+        ),
+        "indexes": rows(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
+        ),
+        "constraints": rows(
+            "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint"
+            " WHERE connamespace = current_schema()::regnamespace"
+        ),
+        "functions": rows(
+            "SELECT proname, pg_get_functiondef(oid) FROM pg_proc"
+            " WHERE pronamespace = current_schema()::regnamespace"
+        ),
+    }
+
+
+def test_migration_files_are_numbered_without_gaps() -> None:
+    for dialect in ("sqlite", "postgres"):
+        versions = [v for v, _, _ in migrations(dialect)]
+        assert versions == list(range(1, len(versions) + 1)), dialect
+    assert latest_version("sqlite") == latest_version("postgres")
+
+
+def test_sqlite_replayed_migrations_equal_fresh_schema(tmp_path: Path) -> None:
+    fresh = SqliteStore(tmp_path / "fresh.db")
+    fresh.migrate(create=True)
+    replayed = SqliteStore(tmp_path / "replayed.db")
+    for version, _, _ in migrations("sqlite"):
+        assert replayed.migrate(create=True, upto=version) == version
+        assert replayed.schema_version() == version
+    replayed.migrate(create=True)  # already current: a no-op
+    assert sqlite_catalog(replayed) == sqlite_catalog(fresh)
+    assert fresh.schema_version() == replayed.schema_version() == latest_version("sqlite")
+
+
+def test_postgres_replayed_migrations_equal_fresh_schema(pg_server: str) -> None:
+    with pg_schema(pg_server) as fresh_url, pg_schema(pg_server) as replayed_url:
+        fresh = PostgresStore(fresh_url)
+        fresh.migrate(create=True)
+        replayed = PostgresStore(replayed_url)
+        for version, _, _ in migrations("postgres"):
+            assert replayed.migrate(create=True, upto=version) == version
+        assert postgres_catalog(replayed) == postgres_catalog(fresh)
+        assert postgres_catalog(fresh)["columns"], "the catalog query saw no tables"
+        fresh.close()
+        replayed.close()
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres"])
+def test_concurrent_first_use_creates_the_schema_once(
+    dialect: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Many processes opening a board that does not exist yet: one creates, all work."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    if dialect == "sqlite":
+        target: Any = tmp_path / "b.db"
+        opener = "sqlite"
+        cm: Any = None
+    else:
+        cm = pg_schema(request.getfixturevalue("pg_server"))
+        target = cm.__enter__()
+        opener = "postgres"
+    try:
+        procs = [ctx.Process(target=_open_and_migrate, args=(opener, target)) for _ in range(8)]
+        for proc in procs:
+            proc.start()
+        for proc in procs:
+            proc.join(60)
+        assert [p.exitcode for p in procs] == [0] * 8
+    finally:
+        if cm is not None:
+            cm.__exit__(None, None, None)
+
+
+def _open_and_migrate(opener: str, target: Any) -> None:
+    store = SqliteStore(target) if opener == "sqlite" else PostgresStore(target)
+    store.migrate(create=True)
+    assert store.schema_version() == latest_version(store.dialect)

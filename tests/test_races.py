@@ -1,0 +1,216 @@
+"""Races between real OS processes, on both backends.
+
+Each worker is a forked process with its own connection; a barrier lines
+them up so every round really is simultaneous.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from git_lacunari.board import Board
+from git_lacunari.errors import Refused
+from git_lacunari.identity import Identity
+from git_lacunari.repo import discover
+from git_lacunari.store import open_store
+
+from .conftest import lac_process
+
+FORK = mp.get_context("fork")
+BARRIER_TIMEOUT_S = 300
+
+
+def open_board(repo: Path, url: str | None, agent: str) -> Board:
+    where = discover(repo)
+    store = open_store(url, where.common_dir, create=True)
+    return Board(store, Identity(agent, "test", (), "test"), blob_ids=where.blob_ids)
+
+
+def run_workers(target: Any, count: int, *args: Any) -> list[Any]:
+    """Start ``count`` processes of ``target(index, *args, queue)``; gather what they put."""
+    queue = FORK.Queue()
+    procs = [FORK.Process(target=target, args=(i, *args, queue)) for i in range(count)]
+    for proc in procs:
+        proc.start()
+    results = [queue.get(timeout=BARRIER_TIMEOUT_S * 2) for _ in procs]
+    for proc in procs:
+        proc.join(timeout=60)
+        assert proc.exitcode == 0, f"worker exited with {proc.exitcode}"
+    errors = [r for r in results if isinstance(r, str)]
+    assert not errors, errors[0]
+    return results
+
+
+def _guarded(body: Any) -> Any:
+    def worker(index: int, *args: Any) -> None:
+        queue = args[-1]
+        try:
+            queue.put(body(index, *args[:-1]))
+        except BaseException as exc:  # report, never hang the parent
+            import traceback
+
+            queue.put("".join(traceback.format_exception(exc)))
+
+    return worker
+
+
+def _claim_same(
+    index: int, repo: Path, url: str | None, task_ids: list[int], barrier: Any
+) -> list[tuple[int, str, str | None, Any]]:
+    agent = f"racer-{index}"
+    board = open_board(repo, url, agent)
+    seen = []
+    for task_id in task_ids:
+        barrier.wait(BARRIER_TIMEOUT_S)
+        try:
+            board.claim(task_id)
+            seen.append((task_id, agent, None, None))
+        except Refused as exc:
+            seen.append((task_id, agent, exc.reason, exc.facts.get("holder")))
+    return seen
+
+
+claim_same_worker = _guarded(_claim_same)
+
+
+@pytest.mark.slow
+def test_fifty_processes_claim_one_task_hundred_times(repo: Path, board_url: str | None) -> None:
+    processes, rounds = 50, 100
+    setup = open_board(repo, board_url, "setup")
+    task_ids = [setup.add_task(f"contested {r}").id for r in range(rounds)]
+    setup.store.close()
+    results = run_workers(
+        claim_same_worker, processes, repo, board_url, task_ids, FORK.Barrier(processes)
+    )
+    outcomes = [row for worker in results for row in worker]
+    assert len(outcomes) == processes * rounds
+    checker = open_board(repo, board_url, "checker")
+    for task_id in task_ids:
+        rows = [r for r in outcomes if r[0] == task_id]
+        winners = [agent for _, agent, reason, _ in rows if reason is None]
+        assert len(winners) == 1, (task_id, winners)
+        losers = [(reason, holder) for _, _, reason, holder in rows if reason is not None]
+        assert losers == [("already_claimed", winners[0])] * (processes - 1)
+        assert checker.show(task_id).owner == winners[0]
+
+
+def _drain(index: int, repo: Path, url: str | None, barrier: Any) -> list[int]:
+    board = open_board(repo, url, f"drainer-{index}")
+    barrier.wait(BARRIER_TIMEOUT_S)
+    claimed = []
+    while True:
+        try:
+            claimed.append(board.claim_next().task.id)
+        except Refused as exc:
+            assert exc.reason == "not_found"
+            return claimed
+
+
+drain_worker = _guarded(_drain)
+
+
+@pytest.mark.slow
+def test_thirty_two_processes_drain_two_thousand_tasks(repo: Path, board_url: str | None) -> None:
+    processes, total = 32, 2000
+    setup = open_board(repo, board_url, "setup")
+    with setup.store.write():
+        task_ids = [setup.add_task(f"job {n}", priority=n % 7).id for n in range(total)]
+    setup.store.close()
+    results = run_workers(drain_worker, processes, repo, board_url, FORK.Barrier(processes))
+    claimed = Counter(task_id for worker in results for task_id in worker)
+    assert sorted(claimed) == sorted(task_ids), "some task was left behind"
+    assert max(claimed.values()) == 1, "some task was claimed twice"
+    assert sum(1 for worker in results if worker) > 1, "only one drainer ever won"
+    checker = open_board(repo, board_url, "checker")
+    assert checker.tasks(state="open") == []
+
+
+OVERLAPPING = ["src/core/auth.py", "src/core/", "src/**/*.py", "src/core/a*.py", "src"]
+
+
+def _lock_race(
+    index: int, repo: Path, url: str | None, rounds: int, readers: bool, barrier: Any
+) -> list[tuple[int, str, bool]]:
+    board = open_board(repo, url, f"locker-{index}")
+    reading = readers and index % 2 == 0
+    pattern = "src/core/auth.py" if reading else OVERLAPPING[index % len(OVERLAPPING)]
+    seen = []
+    for round_no in range(rounds):
+        barrier.wait(BARRIER_TIMEOUT_S)
+        try:
+            board.lock([pattern], mode="r" if reading else "w")
+            won = True
+        except Refused as exc:
+            assert exc.reason == "path_locked"
+            won = False
+        seen.append((round_no, "r" if reading else "w", won))
+        barrier.wait(BARRIER_TIMEOUT_S)  # everyone has tried: the grants of this round stand
+        if won:
+            board.unlock([pattern])
+        barrier.wait(BARRIER_TIMEOUT_S)
+    return seen
+
+
+lock_race_worker = _guarded(_lock_race)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("readers", [False, True], ids=["writers", "readers-and-writers"])
+def test_overlapping_write_locks_never_granted_twice(
+    repo: Path, board_url: str | None, readers: bool
+) -> None:
+    processes, rounds = 20, 40
+    results = run_workers(
+        lock_race_worker, processes, repo, board_url, rounds, readers, FORK.Barrier(processes)
+    )
+    for round_no in range(rounds):
+        rows = [r for worker in results for r in worker if r[0] == round_no]
+        writers = sum(1 for _, mode, won in rows if won and mode == "w")
+        reader_wins = sum(1 for _, mode, won in rows if won and mode == "r")
+        if readers:
+            assert (writers == 1 and reader_wins == 0) or (writers == 0 and reader_wins >= 1), rows
+        else:
+            assert writers == 1, rows
+
+
+def test_cli_processes_race_for_one_task(repo: Path, board_url: str | None) -> None:
+    """Whole `git lac claim` processes, as agents really run them."""
+    init = ["init"] + (["--url", board_url] if board_url else [])
+    assert lac_process(repo, *init).code == 0
+    assert lac_process(repo, "task", "add", "contested").code == 0
+    import subprocess
+    import sys
+
+    env_path = str(Path(sys.executable).parent)
+    import os
+
+    env = {**os.environ, "PATH": env_path + os.pathsep + os.environ["PATH"]}
+    procs = [
+        subprocess.Popen(
+            ["git", "lac", "claim", "1", "--as", f"cli-{i}", "--json"],
+            cwd=repo,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(10)
+    ]
+    outputs = [(p.wait(), p.communicate()[0]) for p in procs]
+    codes = Counter(code for code, _ in outputs)
+    assert codes == Counter({0: 1, 1: 9}), outputs
+    import json
+
+    winner = next(json.loads(out)["task"]["owner"] for code, out in outputs if code == 0)
+    for code, out in outputs:
+        if code == 1:
+            assert json.loads(out)["refused"] == {
+                "reason": "already_claimed",
+                "task": 1,
+                "holder": winner,
+            }

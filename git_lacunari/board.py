@@ -93,6 +93,7 @@ class Board:
         self.prefix = prefix
         self.ignorecase = ignorecase
         self.blob_ids = blob_ids
+        self._agent_recorded = False
 
     # --- helpers ------------------------------------------------------------
 
@@ -117,10 +118,12 @@ class Board:
             detail=json.dumps(detail, sort_keys=True),
         )
 
-    def _touch_agent(self) -> None:
-        self.store.run(
-            "upsert_agent", agent=self.agent, caps=json.dumps(list(self.identity.capabilities))
-        )
+    def _ensure_agent(self) -> None:
+        """Put our capabilities where ``lac_claimable`` reads them, once per Board."""
+        if not self._agent_recorded:
+            caps = json.dumps(list(self.identity.capabilities))
+            self.store.atomic("upsert_agent", agent=self.agent, caps=caps)
+            self._agent_recorded = True
 
     def _task_row(self, task_id: int) -> Task | None:
         row = self.store.one("get_task", task_id=task_id)
@@ -295,29 +298,33 @@ class Board:
         """Claim one task by id, with its declared path locks, or be refused whole."""
         task_id = validate_task_id(task_id)
         extra = self.specs(writes, reads)
+        self._ensure_agent()
         with self.store.write():
-            self._touch_agent()
             row = self.store.one(
                 "claim", task_id=task_id, agent=self.agent, stale_after=stale_after
             )
-            again = False
-            if row is None:
-                current = self._task_row(task_id)
-                if current is None or current.state != "claimed" or current.owner != self.agent:
-                    raise self._why_not_claimable(task_id)
-                again = True  # our own claim: claiming it again is a harmless retry
-                self.store.run("heartbeat", agent=self.agent, ids=json.dumps([task_id]))
-            return self._finish_claim(task_id, extra, again)
+            if row is not None:
+                return self._finish_claim(row, extra, again=False)
+            current = self.store.one("get_task", task_id=task_id)
+            if current is None or current["state"] != "claimed" or current["owner"] != self.agent:
+                raise self._why_not_claimable(task_id)
+            # Our own claim: claiming it again is a harmless retry.
+            self.store.run("heartbeat", agent=self.agent, ids=json.dumps([task_id]))
+            return self._finish_claim({**current, "has_paths": True}, extra, again=True)
 
-    def _finish_claim(self, task_id: int, extra: list[PathSpec], again: bool) -> Claim:
+    def _finish_claim(self, row: dict[str, Any], extra: list[PathSpec], again: bool) -> Claim:
+        """Take the claimed task's path locks (or raise, rolling the claim back)."""
+        task = Task.from_row(row)
         for spec in extra:
             self.store.run(
-                "insert_task_path", task_id=task_id, pattern=spec.pattern, mode=spec.mode
+                "insert_task_path", task_id=task.id, pattern=spec.pattern, mode=spec.mode
             )
-        locks = self._grant(self._task_specs(task_id), task_id)
-        if not again:
-            self._event("claimed", task_id, paths=[[lk.pattern, lk.mode] for lk in locks])
-        task = self._require_task(task_id)
+        locks: list[Lock] = []
+        if row["has_paths"] or extra:
+            task.paths = self._task_specs(task.id)
+            locks = self._grant(task.paths, task.id)
+        if locks and not again:  # the claim itself is recorded by a trigger
+            self._event("locked", task.id, paths=[[lk.pattern, lk.mode] for lk in locks])
         task.locks = locks
         return Claim(task, locks, again)
 
@@ -332,9 +339,15 @@ class Board:
         """The highest-priority, oldest claimable open task in ``lane`` whose paths are free."""
         lane = validate_lane(lane)
         extra = self.specs(writes, reads)
+        self._ensure_agent()
+        if not extra:
+            row = self.store.atomic(
+                "claim_next_free", lane=lane, agent=self.agent, stale_after=stale_after
+            )
+            if row is not None:
+                return Claim(Task.from_row(row), [], again=False)
         skipped: list[int] = []
         with self.store.write():
-            self._touch_agent()
             while len(skipped) <= MAX_NEXT_SKIPS:
                 candidate = self.store.one(
                     "next_candidate", lane=lane, agent=self.agent, skip=json.dumps(skipped)
@@ -342,19 +355,18 @@ class Board:
                 if candidate is None:
                     break
                 task_id = int(candidate["id"])
-                wanted = self._task_specs(task_id) + extra
-                if wanted:
+                if candidate["has_paths"] or extra:
                     self._serialize_grants()
-                if wanted and self._conflicts(wanted):
-                    skipped.append(task_id)
-                    continue
+                    if self._conflicts(self._task_specs(task_id) + extra):
+                        skipped.append(task_id)
+                        continue
                 row = self.store.one(
                     "claim", task_id=task_id, agent=self.agent, stale_after=stale_after
                 )
                 if row is None:  # taken between our look and our claim
                     skipped.append(task_id)
                     continue
-                return self._finish_claim(task_id, extra, again=False)
+                return self._finish_claim(row, extra, again=False)
         blocked = f"; {len(skipped)} claimable task(s) wait on held paths" if skipped else ""
         raise Refused(
             "not_found",
@@ -438,7 +450,6 @@ class Board:
                         task=task_id,
                         holder=task.owner,
                     )
-            self._touch_agent()
             return refreshed
 
     # --- locks --------------------------------------------------------------

@@ -54,7 +54,7 @@ def test_walkthrough_human_and_json(lac: Lac, repo: Path) -> None:
     nxt = lac("claim", "--next", "--as", "erin", "--json")
     assert nxt.code == 0 and nxt.json["task"]["id"] == 2
     kinds = [e["kind"] for e in lac("log", "--json").json["events"]]
-    assert kinds == ["created", "created", "claimed", "done", "claimed"]
+    assert kinds == ["created", "created", "claimed", "locked", "done", "claimed"]
     assert "claimed" in lac("log", "1").out
 
 

@@ -23,7 +23,14 @@ def sqlite_catalog(store: SqliteStore) -> dict[str, Any]:
             " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
         )
     ]
-    catalog: dict[str, Any] = {}
+    catalog: dict[str, Any] = {
+        "triggers": [
+            tuple(r.values())
+            for r in conn.execute(
+                "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
+            )
+        ]
+    }
     for table in tables:
         catalog[table] = {
             "columns": [tuple(r.values()) for r in conn.execute(f"PRAGMA table_info({table})")],
@@ -71,6 +78,11 @@ def postgres_catalog(store: PostgresStore) -> dict[str, Any]:
         "constraints": rows(
             "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint"
             " WHERE connamespace = current_schema()::regnamespace"
+        ),
+        "triggers": rows(
+            "SELECT tgname, pg_get_triggerdef(t.oid) FROM pg_trigger t"
+            " JOIN pg_class c ON c.oid = t.tgrelid"
+            " WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal"
         ),
         "functions": rows(
             "SELECT proname, pg_get_functiondef(oid) FROM pg_proc"

@@ -31,6 +31,14 @@ class Store(Protocol):
 
     def run(self, name: str, **params: Any) -> int: ...
 
+    def atomic(self, name: str, **params: Any) -> Row | None:
+        """Run one statement as a transaction of its own and return its first row.
+
+        On PostgreSQL that is a single autocommit round trip; SQLite wraps it in
+        BEGIN IMMEDIATE (a deferred write could fail on a stale snapshot).
+        Inside an open transaction it simply joins it.
+        """
+
     def migrate(self, create: bool) -> int:
         """Bring the schema to the latest version (creating it if ``create``)."""
 

@@ -106,7 +106,13 @@ class PostgresStore:
         return self._execute(name, params).fetchall()
 
     def one(self, name: str, **params: Any) -> Row | None:
-        return self._execute(name, params).fetchone()
+        cursor = self._execute(name, params)
+        return cursor.fetchone() if cursor.description is not None else None
+
+    def atomic(self, name: str, **params: Any) -> Row | None:
+        # The connection is in autocommit mode: outside a transaction block a
+        # single statement is its own transaction.
+        return self.one(name, **params)
 
     def run(self, name: str, **params: Any) -> int:
         return self._execute(name, params).rowcount

@@ -99,6 +99,10 @@ class SqliteStore:
         row: Row | None = self.conn.execute(self.queries[name], params).fetchone()
         return row
 
+    def atomic(self, name: str, **params: Any) -> Row | None:
+        with self.write():
+            return self.one(name, **params)
+
     def run(self, name: str, **params: Any) -> int:
         return self.conn.execute(self.queries[name], params).rowcount
 

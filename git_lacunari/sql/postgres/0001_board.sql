@@ -68,6 +68,21 @@ CREATE TABLE lac_events (
 );
 CREATE INDEX lac_events_task ON lac_events (task_id, id);
 
+-- A claim is recorded by the database itself, in the statement that made it,
+-- whichever query or tool made it.
+CREATE FUNCTION lac_record_claim() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO lac_events (at, task_id, agent, kind, detail)
+    VALUES (lac_now(), NEW.id, NEW.owner, 'claimed', jsonb_build_object('attempt', NEW.attempts));
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER lac_tasks_claimed AFTER UPDATE OF state ON lac_tasks
+    FOR EACH ROW WHEN (OLD.state <> 'claimed' AND NEW.state = 'claimed')
+    EXECUTE FUNCTION lac_record_claim();
+
 CREATE TABLE lac_settings (
     name  text PRIMARY KEY,
     value text NOT NULL

@@ -47,16 +47,33 @@ UPDATE lac_tasks AS t
    SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
        stale_after = :stale_after, attempts = attempts + 1
  WHERE t.id = :task_id AND t.state = 'open' AND {{claimable}}
-RETURNING *
+RETURNING *, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS has_paths
 
 -- name: next_candidate
 -- SKIP LOCKED: claimers never queue behind each other's candidate row.
-SELECT t.id FROM lac_tasks t
+SELECT t.id, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS has_paths
+  FROM lac_tasks t
  WHERE t.lane = :lane AND t.state = 'open' AND {{claimable}}
    AND t.id NOT IN (SELECT v::bigint FROM jsonb_array_elements_text(:skip::jsonb) AS v)
  ORDER BY t.priority DESC, t.created_at, t.id
  LIMIT 1
    FOR UPDATE OF t SKIP LOCKED
+
+-- name: claim_next_free
+-- The whole of `claim --next` in one statement when the best candidate
+-- declares no paths (most tasks): pick, guard, claim. Zero rows sends the
+-- caller to the general path, which also explains a refusal.
+UPDATE lac_tasks AS u
+   SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
+       stale_after = :stale_after, attempts = attempts + 1
+ WHERE u.state = 'open'
+   AND u.id = (SELECT t.id FROM lac_tasks t
+                WHERE t.lane = :lane AND t.state = 'open' AND {{claimable}}
+                ORDER BY t.priority DESC, t.created_at, t.id
+                LIMIT 1
+                  FOR UPDATE SKIP LOCKED)
+   AND NOT EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = u.id)
+RETURNING *, false AS has_paths
 
 -- name: get_task
 SELECT * FROM lac_tasks WHERE id = :task_id

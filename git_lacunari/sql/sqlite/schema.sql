@@ -66,6 +66,16 @@ CREATE TABLE lac_events (
 );
 CREATE INDEX lac_events_task ON lac_events (task_id, id);
 
+-- A claim is recorded by the database itself, in the statement that made it,
+-- whichever query or tool made it.
+CREATE TRIGGER lac_tasks_claimed AFTER UPDATE OF state ON lac_tasks
+WHEN OLD.state <> 'claimed' AND NEW.state = 'claimed'
+BEGIN
+    INSERT INTO lac_events (at, task_id, agent, kind, detail)
+    VALUES ((julianday('now') - 2440587.5) * 86400.0, NEW.id, NEW.owner, 'claimed',
+            json_object('attempt', NEW.attempts));
+END;
+
 CREATE TABLE lac_settings (
     name  TEXT PRIMARY KEY,
     value TEXT NOT NULL

@@ -1,0 +1,226 @@
+"""Claims per second through the board API, beside the bare-SQL ceiling, in one run.
+
+    python bench/claims.py [--tasks N] [--dsn postgresql://…]
+
+For 1, 8 and 32 claimer processes on each backend, every process drains a lane
+with ``Board.claim_next`` until it is empty; the ceiling is the same number of
+processes draining a bare table with one ``UPDATE … WHERE id = (SELECT … FOR
+UPDATE SKIP LOCKED LIMIT 1)`` per claim through psycopg on the same server
+(for SQLite: the same bare UPDATE in ``BEGIN IMMEDIATE`` on a file beside the
+board). Each pair is measured side by side, so the ratio is what to read on a
+noisy machine. Then the median wall time of a whole ``git lac claim`` process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from git_lacunari.board import Board  # noqa: E402
+from git_lacunari.errors import Refused  # noqa: E402
+from git_lacunari.identity import Identity  # noqa: E402
+from git_lacunari.store import open_store  # noqa: E402
+
+FORK = mp.get_context("fork")
+DEFAULT_DSN = os.environ.get("LAC_TEST_DSN", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def make_repo() -> Path:
+    path = Path(tempfile.mkdtemp(prefix="lac-bench-"))
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (
+        ["init", "-q"],
+        ["-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-q",
+         "--allow-empty", "-m", "start"],
+    ):
+        subprocess.run(["git", *args], cwd=path, check=True, env=env)
+    return path
+
+
+def pg_url(dsn: str, schema: str) -> str:
+    sep = "&" if "?" in dsn else "?"
+    return f"{dsn}{sep}options={quote(f'-csearch_path={schema}')}"
+
+
+def run_parallel(target: Any, count: int, *args: Any) -> float:
+    """Start ``count`` processes, release them together, return the wall time."""
+    barrier = FORK.Barrier(count + 1)
+    procs = [FORK.Process(target=target, args=(i, barrier, *args)) for i in range(count)]
+    for proc in procs:
+        proc.start()
+    barrier.wait()
+    start = time.perf_counter()
+    for proc in procs:
+        proc.join()
+        if proc.exitcode != 0:
+            raise SystemExit(f"a worker failed with exit code {proc.exitcode}")
+    return time.perf_counter() - start
+
+
+# --- the board ---------------------------------------------------------------
+
+def board_worker(index: int, barrier: Any, url: str | None, common_dir: str) -> None:
+    store = open_store(url, Path(common_dir))
+    board = Board(store, Identity(f"bench-{index}", "bench", (), "bench"))
+    barrier.wait()
+    while True:
+        try:
+            board.claim_next("bench")
+        except Refused:
+            return
+
+
+def board_rate(url: str | None, repo: Path, procs: int, tasks: int) -> float:
+    common_dir = repo / ".git"
+    store = open_store(url, common_dir, create=True)
+    board = Board(store, Identity("setup", "bench", (), "bench"))
+    with store.write():
+        for n in range(tasks):
+            board.add_task(f"bench {n}", lane="bench", priority=n % 5)
+    store.close()
+    elapsed = run_parallel(board_worker, procs, url, str(common_dir))
+    return tasks / elapsed
+
+
+# --- the ceilings -------------------------------------------------------------
+
+PG_CEILING = """UPDATE bench_queue SET state = 'claimed', owner = %s
+ WHERE id = (SELECT id FROM bench_queue WHERE state = 'open'
+              ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+RETURNING id"""
+
+LITE_CEILING = """UPDATE bench_queue SET state = 'claimed', owner = ?
+ WHERE id = (SELECT id FROM bench_queue WHERE state = 'open' ORDER BY priority DESC, id LIMIT 1)
+RETURNING id"""
+
+
+def pg_ceiling_worker(index: int, barrier: Any, url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        barrier.wait()
+        while conn.execute(PG_CEILING, (f"bare-{index}",)).fetchone():
+            pass
+
+
+def lite_ceiling_worker(index: int, barrier: Any, path: str) -> None:
+    conn = sqlite3.connect(path, timeout=60, isolation_level=None)
+    conn.execute("PRAGMA synchronous=NORMAL")
+    barrier.wait()
+    while True:
+        conn.execute("BEGIN IMMEDIATE")
+        row = conn.execute(LITE_CEILING, (f"bare-{index}",)).fetchone()
+        conn.execute("COMMIT")
+        if row is None:
+            return
+
+
+def ceiling_rate(kind: str, where: str, procs: int, tasks: int) -> float:
+    ddl = (
+        "CREATE TABLE bench_queue (id {pk}, state text NOT NULL, owner text,"
+        " priority integer NOT NULL)"
+    )
+    if kind == "postgres":
+        import psycopg
+
+        with psycopg.connect(where, autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS bench_queue")
+            conn.execute(ddl.format(pk="bigserial PRIMARY KEY"))
+            conn.execute("CREATE INDEX ON bench_queue (state, priority DESC, id)")
+            conn.execute(
+                "INSERT INTO bench_queue (state, priority)"
+                " SELECT 'open', n %% 5 FROM generate_series(1, %s) n", (tasks,),
+            )
+        return tasks / run_parallel(pg_ceiling_worker, procs, where)
+    Path(where).unlink(missing_ok=True)
+    conn = sqlite3.connect(where, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(ddl.format(pk="INTEGER PRIMARY KEY"))
+    conn.execute("CREATE INDEX q ON bench_queue (state, priority DESC, id)")
+    conn.executemany(
+        "INSERT INTO bench_queue (state, priority) VALUES ('open', ?)",
+        [(n % 5,) for n in range(tasks)],
+    )
+    conn.close()
+    return tasks / run_parallel(lite_ceiling_worker, procs, where)
+
+
+# --- whole processes ----------------------------------------------------------
+
+def cli_claim_ms(repo: Path, url: str | None, runs: int) -> float:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+
+    def lac(*args: str) -> None:
+        subprocess.run(["git", "lac", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+    lac("init", *(["--url", url] if url else []))
+    for n in range(runs):
+        lac("task", "add", f"cli {n}", "--lane", "cli")
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        lac("claim", "--next", "--lane", "cli")
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=1500, help="tasks per measurement")
+    parser.add_argument("--dsn", default=DEFAULT_DSN, help="PostgreSQL server to use")
+    parser.add_argument("--procs", default="1,8,32")
+    parser.add_argument("--cli-runs", type=int, default=15)
+    args = parser.parse_args()
+    import psycopg
+
+    schemas: list[str] = []
+
+    def fresh_schema() -> str:
+        schema = "lac_bench_" + uuid.uuid4().hex[:10]
+        with psycopg.connect(args.dsn, autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        schemas.append(schema)
+        return pg_url(args.dsn, schema)
+
+    print(f"claims per second, {args.tasks} tasks per run, {os.cpu_count()} cores")
+    print(f"{'backend':<9} {'procs':>5} {'board/s':>9} {'ceiling/s':>10} {'ratio':>6}")
+    try:
+        for backend in ("sqlite", "postgres"):
+            for procs in [int(p) for p in args.procs.split(",")]:
+                repo = make_repo()
+                if backend == "sqlite":
+                    ceiling = ceiling_rate("sqlite", str(repo / "ceiling.db"), procs, args.tasks)
+                    board = board_rate(None, repo, procs, args.tasks)
+                else:
+                    ceiling = ceiling_rate("postgres", fresh_schema(), procs, args.tasks)
+                    board = board_rate(fresh_schema(), repo, procs, args.tasks)
+                print(
+                    f"{backend:<9} {procs:>5} {board:>9.0f} {ceiling:>10.0f} {board / ceiling:>6.2f}",
+                    flush=True,
+                )
+        print(f"\nmedian wall time of a whole `git lac claim --next` ({args.cli_runs} runs)")
+        for backend in ("sqlite", "postgres"):
+            url = None if backend == "sqlite" else fresh_schema()
+            print(f"{backend:<9} {cli_claim_ms(make_repo(), url, args.cli_runs):>7.0f} ms", flush=True)
+    finally:
+        with psycopg.connect(args.dsn, autocommit=True) as conn:
+            for schema in schemas:
+                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+if __name__ == "__main__":
+    main()

@@ -184,6 +184,8 @@ def main() -> None:
     parser.add_argument("--dsn", default=DEFAULT_DSN, help="PostgreSQL server to use")
     parser.add_argument("--procs", default="1,8,32")
     parser.add_argument("--cli-runs", type=int, default=15)
+    parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--repeat", type=int, default=3, help="pairs per row; medians shown")
     args = parser.parse_args()
     import psycopg
 
@@ -196,24 +198,33 @@ def main() -> None:
         schemas.append(schema)
         return pg_url(args.dsn, schema)
 
-    print(f"claims per second, {args.tasks} tasks per run, {os.cpu_count()} cores")
-    print(f"{'backend':<9} {'procs':>5} {'board/s':>9} {'ceiling/s':>10} {'ratio':>6}")
+    print(
+        f"claims per second, {args.tasks} tasks per run, median of {args.repeat} alternating"
+        f" pairs, {os.cpu_count()} cores"
+    )
+    print(f"{'backend':<9} {'procs':>5} {'board/s':>9} {'ceiling/s':>10} {'ratio':>6}  (ratio: median of per-pair board/ceiling)")
     try:
-        for backend in ("sqlite", "postgres"):
+        backends = args.backends.split(",")
+        for backend in backends:
             for procs in [int(p) for p in args.procs.split(",")]:
-                repo = make_repo()
-                if backend == "sqlite":
-                    ceiling = ceiling_rate("sqlite", str(repo / "ceiling.db"), procs, args.tasks)
-                    board = board_rate(None, repo, procs, args.tasks)
-                else:
-                    ceiling = ceiling_rate("postgres", fresh_schema(), procs, args.tasks)
-                    board = board_rate(fresh_schema(), repo, procs, args.tasks)
+                boards, ceilings = [], []
+                for _ in range(args.repeat):  # alternate the two, so drift hits both alike
+                    repo = make_repo()
+                    if backend == "sqlite":
+                        where = str(repo / "ceiling.db")
+                        ceilings.append(ceiling_rate("sqlite", where, procs, args.tasks))
+                        boards.append(board_rate(None, repo, procs, args.tasks))
+                    else:
+                        ceilings.append(ceiling_rate("postgres", fresh_schema(), procs, args.tasks))
+                        boards.append(board_rate(fresh_schema(), repo, procs, args.tasks))
+                ratio = statistics.median(b / c for b, c in zip(boards, ceilings, strict=True))
                 print(
-                    f"{backend:<9} {procs:>5} {board:>9.0f} {ceiling:>10.0f} {board / ceiling:>6.2f}",
+                    f"{backend:<9} {procs:>5} {statistics.median(boards):>9.0f}"
+                    f" {statistics.median(ceilings):>10.0f} {ratio:>6.2f}",
                     flush=True,
                 )
         print(f"\nmedian wall time of a whole `git lac claim --next` ({args.cli_runs} runs)")
-        for backend in ("sqlite", "postgres"):
+        for backend in backends if args.cli_runs else ():
             url = None if backend == "sqlite" else fresh_schema()
             print(f"{backend:<9} {cli_claim_ms(make_repo(), url, args.cli_runs):>7.0f} ms", flush=True)
     finally:

@@ -323,7 +323,7 @@ class Board:
         if row["has_paths"] or extra:
             task.paths = self._task_specs(task.id)
             locks = self._grant(task.paths, task.id)
-        if locks and not again:  # the claim itself is recorded by a trigger
+        if locks and not again:  # the claiming statement recorded the claim
             self._event("locked", task.id, paths=[[lk.pattern, lk.mode] for lk in locks])
         task.locks = locks
         return Claim(task, locks, again)

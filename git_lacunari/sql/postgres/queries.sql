@@ -5,7 +5,7 @@
 lac_now()
 
 -- name: claimable
-lac_claimable(t.id, :agent)
+EXISTS (SELECT 1 FROM lac_claimable(t.id, :agent) AS ok WHERE ok)
 
 -- name: serialize_locks
 -- Lock grants are check-then-insert; under READ COMMITTED that races, so
@@ -43,11 +43,18 @@ WITH RECURSIVE reach(id) AS (
 SELECT 1 AS hit FROM reach WHERE id = :task_id LIMIT 1
 
 -- name: claim
-UPDATE lac_tasks AS t
-   SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
-       stale_after = :stale_after, attempts = attempts + 1
- WHERE t.id = :task_id AND t.state = 'open' AND {{claimable}}
-RETURNING *, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS has_paths
+-- The claim and its `claimed` event, in one statement.
+WITH claimed AS (
+    UPDATE lac_tasks AS t
+       SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
+           stale_after = :stale_after, attempts = attempts + 1
+     WHERE t.id = :task_id AND t.state = 'open' AND {{claimable}}
+    RETURNING t.*, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS has_paths
+), recorded AS (
+    INSERT INTO lac_events (at, task_id, agent, kind, detail)
+    SELECT {{now}}, id, owner, 'claimed', jsonb_build_object('attempt', attempts) FROM claimed
+)
+SELECT * FROM claimed
 
 -- name: next_candidate
 -- SKIP LOCKED: claimers never queue behind each other's candidate row.
@@ -61,19 +68,25 @@ SELECT t.id, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS h
 
 -- name: claim_next_free
 -- The whole of `claim --next` in one statement when the best candidate
--- declares no paths (most tasks): pick, guard, claim. Zero rows sends the
--- caller to the general path, which also explains a refusal.
-UPDATE lac_tasks AS u
-   SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
-       stale_after = :stale_after, attempts = attempts + 1
- WHERE u.state = 'open'
-   AND u.id = (SELECT t.id FROM lac_tasks t
-                WHERE t.lane = :lane AND t.state = 'open' AND {{claimable}}
-                ORDER BY t.priority DESC, t.created_at, t.id
-                LIMIT 1
-                  FOR UPDATE SKIP LOCKED)
-   AND NOT EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = u.id)
-RETURNING *, false AS has_paths
+-- declares no paths (most tasks): pick, guard, claim, record. Zero rows sends
+-- the caller to the general path, which also explains a refusal.
+WITH claimed AS (
+    UPDATE lac_tasks AS u
+       SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
+           stale_after = :stale_after, attempts = attempts + 1
+     WHERE u.state = 'open'
+       AND u.id = (SELECT t.id FROM lac_tasks t
+                    WHERE t.lane = :lane AND t.state = 'open' AND {{claimable}}
+                    ORDER BY t.priority DESC, t.created_at, t.id
+                    LIMIT 1
+                      FOR UPDATE SKIP LOCKED)
+       AND NOT EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = u.id)
+    RETURNING u.*, false AS has_paths
+), recorded AS (
+    INSERT INTO lac_events (at, task_id, agent, kind, detail)
+    SELECT {{now}}, id, owner, 'claimed', jsonb_build_object('attempt', attempts) FROM claimed
+)
+SELECT * FROM claimed
 
 -- name: get_task
 SELECT * FROM lac_tasks WHERE id = :task_id

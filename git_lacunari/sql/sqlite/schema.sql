@@ -19,7 +19,8 @@ CREATE TABLE lac_tasks (
     created_at   REAL    NOT NULL,
     created_by   TEXT    NOT NULL
 );
-CREATE INDEX lac_tasks_queue ON lac_tasks (lane, state, priority DESC, created_at, id);
+-- Only open tasks are queued: a claim takes its row out of this index.
+CREATE INDEX lac_tasks_queue ON lac_tasks (lane, priority DESC, created_at, id) WHERE state = 'open';
 CREATE INDEX lac_tasks_owner ON lac_tasks (owner, state);
 
 CREATE TABLE lac_task_deps (
@@ -66,8 +67,8 @@ CREATE TABLE lac_events (
 );
 CREATE INDEX lac_events_task ON lac_events (task_id, id);
 
--- A claim is recorded by the database itself, in the statement that made it,
--- whichever query or tool made it.
+-- A claim is recorded in the statement that made it. SQLite has no
+-- data-modifying CTEs (PostgreSQL's claim queries use one), so a trigger.
 CREATE TRIGGER lac_tasks_claimed AFTER UPDATE OF state ON lac_tasks
 WHEN OLD.state <> 'claimed' AND NEW.state = 'claimed'
 BEGIN

@@ -44,8 +44,17 @@ def make_repo() -> Path:
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
     for args in (
         ["init", "-q"],
-        ["-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-q",
-         "--allow-empty", "-m", "start"],
+        [
+            "-c",
+            "user.name=b",
+            "-c",
+            "user.email=b@example.com",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "start",
+        ],
     ):
         subprocess.run(["git", *args], cwd=path, check=True, env=env)
     return path
@@ -72,6 +81,7 @@ def run_parallel(target: Any, count: int, *args: Any) -> float:
 
 
 # --- the board ---------------------------------------------------------------
+
 
 def board_worker(index: int, barrier: Any, url: str | None, common_dir: str) -> None:
     store = open_store(url, Path(common_dir))
@@ -143,7 +153,8 @@ def ceiling_rate(kind: str, where: str, procs: int, tasks: int) -> float:
             conn.execute("CREATE INDEX ON bench_queue (state, priority DESC, id)")
             conn.execute(
                 "INSERT INTO bench_queue (state, priority)"
-                " SELECT 'open', n %% 5 FROM generate_series(1, %s) n", (tasks,),
+                " SELECT 'open', n %% 5 FROM generate_series(1, %s) n",
+                (tasks,),
             )
         return tasks / run_parallel(pg_ceiling_worker, procs, where)
     Path(where).unlink(missing_ok=True)
@@ -160,6 +171,7 @@ def ceiling_rate(kind: str, where: str, procs: int, tasks: int) -> float:
 
 
 # --- whole processes ----------------------------------------------------------
+
 
 def cli_claim_ms(repo: Path, url: str | None, runs: int) -> float:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -202,9 +214,13 @@ def main() -> None:
         f"claims per second, {args.tasks} tasks per run, median of {args.repeat} alternating"
         f" pairs, {os.cpu_count()} cores"
     )
-    print(f"{'backend':<9} {'procs':>5} {'board/s':>9} {'ceiling/s':>10} {'ratio':>6}  (ratio: median of per-pair board/ceiling)")
+    print(
+        f"{'backend':<9} {'procs':>5} {'board/s':>9} {'ceiling/s':>10} {'ratio':>6}"
+        "  (ratio: median of per-pair board/ceiling)"
+    )
     try:
         backends = args.backends.split(",")
+        medians: dict[tuple[str, int], tuple[float, float]] = {}
         for backend in backends:
             for procs in [int(p) for p in args.procs.split(",")]:
                 boards, ceilings = [], []
@@ -218,15 +234,23 @@ def main() -> None:
                         ceilings.append(ceiling_rate("postgres", fresh_schema(), procs, args.tasks))
                         boards.append(board_rate(fresh_schema(), repo, procs, args.tasks))
                 ratio = statistics.median(b / c for b, c in zip(boards, ceilings, strict=True))
+                medians[backend, procs] = (statistics.median(boards), statistics.median(ceilings))
                 print(
                     f"{backend:<9} {procs:>5} {statistics.median(boards):>9.0f}"
                     f" {statistics.median(ceilings):>10.0f} {ratio:>6.2f}",
                     flush=True,
                 )
+        if "sqlite" in backends and "postgres" in backends:
+            print("\nthe embedded board beside the PostgreSQL ceiling (the issue's yardstick)")
+            for procs in [int(p) for p in args.procs.split(",")]:
+                lite, pg = medians["sqlite", procs][0], medians["postgres", procs][1]
+                print(f"sqlite    {procs:>5} {lite:>9.0f} {pg:>10.0f} {lite / pg:>6.2f}")
         print(f"\nmedian wall time of a whole `git lac claim --next` ({args.cli_runs} runs)")
         for backend in backends if args.cli_runs else ():
             url = None if backend == "sqlite" else fresh_schema()
-            print(f"{backend:<9} {cli_claim_ms(make_repo(), url, args.cli_runs):>7.0f} ms", flush=True)
+            print(
+                f"{backend:<9} {cli_claim_ms(make_repo(), url, args.cli_runs):>7.0f} ms", flush=True
+            )
     finally:
         with psycopg.connect(args.dsn, autocommit=True) as conn:
             for schema in schemas:

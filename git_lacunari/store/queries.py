@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import functools
 import re
-from importlib import resources
+from pathlib import Path
 
 NAME_LINE = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
 FRAGMENT = re.compile(r"\{\{(\w+)\}\}")
 MIGRATION = re.compile(r"^(\d{4})_\w+\.sql$")
 
 
+# Plain files beside the code (shipped as package data): importlib.resources
+# would cost the hook path several milliseconds of imports for nothing.
+SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
+
+
 def _sql_text(dialect: str, filename: str) -> str:
-    return resources.files("git_lacunari").joinpath("sql", dialect, filename).read_text("utf-8")
+    return (SQL_DIR / dialect / filename).read_text("utf-8")
 
 
 def _strip_comments(sql: str) -> str:
@@ -35,7 +40,7 @@ def load_queries(dialect: str) -> dict[str, str]:
 def migrations(dialect: str) -> list[tuple[int, str, str]]:
     """``(version, filename, sql)`` of every numbered migration, in order."""
     found = []
-    for entry in resources.files("git_lacunari").joinpath("sql", dialect).iterdir():
+    for entry in (SQL_DIR / dialect).iterdir():
         match = MIGRATION.match(entry.name)
         if match:
             found.append((int(match.group(1)), entry.name, entry.read_text("utf-8")))

@@ -228,3 +228,26 @@ def test_not_a_repo_is_checked_before_anything_else(tmp_path: Path) -> None:
     (tmp_path / "r" / ".git" / "HEAD").write_text("garbage")
     result = lac_inprocess(tmp_path / "r", "tasks")
     assert result.code == 3
+
+
+def test_man_page_is_current_and_renders() -> None:
+    """`git lac --help` opens `man git-lac`: the shipped page must match the help."""
+    import shutil
+    import subprocess
+    import tomllib
+
+    from git_lacunari.manpage import render
+
+    root = Path(__file__).resolve().parent.parent
+    page = root / "man" / "git-lac.1"
+    assert page.read_text() == render(), "run: python -m git_lacunari.manpage > man/git-lac.1"
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    assert project["tool"]["setuptools"]["data-files"]["share/man/man1"] == ["man/git-lac.1"]
+    if shutil.which("man"):
+        shown = subprocess.run(
+            ["man", "-l", str(page)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "MANPAGER": "cat"},
+        )
+        assert shown.returncode == 0 and "git lac claim" in shown.stdout

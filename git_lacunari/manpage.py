@@ -1,0 +1,54 @@
+"""Render the `git-lac(1)` man page from the commands' own help.
+
+`git lac --help` is answered by git itself, which opens `man git-lac`; the
+package installs this page under `share/man/man1` so that works. The file
+`man/git-lac.1` is generated (``python -m git_lacunari.manpage > man/git-lac.1``)
+and a test keeps it equal to the help text.
+"""
+
+from __future__ import annotations
+
+import click
+
+from . import __version__
+from .cli import cli
+
+
+def _roff(text: str) -> str:
+    lines = []
+    for line in text.replace("\\", "\\e").splitlines():
+        lines.append("\\&" + line if line.startswith((".", "'")) else line)
+    return "\n".join(lines)
+
+
+def _commands(group: click.Group, prefix: list[str]) -> list[tuple[list[str], click.Command]]:
+    found: list[tuple[list[str], click.Command]] = []
+    for name in sorted(group.commands):
+        command = group.commands[name]
+        found.append(([*prefix, name], command))
+        if isinstance(command, click.Group):
+            found += _commands(command, [*prefix, name])
+    return found
+
+
+def render() -> str:
+    out = [
+        f'.TH GIT-LAC 1 "" "git-lacunari {__version__}" "Git Manual"',
+        ".SH NAME",
+        "git-lac \\- claim tasks and lock paths on a shared board",
+        ".SH SYNOPSIS",
+        ".B git lac",
+        "\\fICOMMAND\\fR [\\fIOPTIONS\\fR] [\\fB\\-\\-json\\fR] [\\fB\\-\\-as\\fR \\fINAME\\fR]",
+        ".SH DESCRIPTION",
+        _roff(cli.help or ""),
+        ".SH COMMANDS",
+    ]
+    for path, command in _commands(cli, []):
+        ctx = click.Context(command, info_name="git lac " + " ".join(path))
+        out += [".SS " + "git lac " + " ".join(path), ".nf", _roff(command.get_help(ctx)), ".fi"]
+    out += [".SH SEE ALSO", "The README of git-lacunari.", ""]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    print(render(), end="")

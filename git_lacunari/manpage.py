@@ -44,7 +44,10 @@ def render() -> str:
         ".SH COMMANDS",
     ]
     for path, command in _commands(cli, []):
-        ctx = click.Context(command, info_name="git lac " + " ".join(path))
+        # The command's own context settings (-h, widths), at a fixed terminal
+        # width, so the page is the same whatever terminal renders it.
+        settings = {**command.context_settings, "terminal_width": 90, "max_content_width": 90}
+        ctx = click.Context(command, info_name="git lac " + " ".join(path), **settings)
         out += [".SS " + "git lac " + " ".join(path), ".nf", _roff(command.get_help(ctx)), ".fi"]
     out += [".SH SEE ALSO", "The README of git-lacunari.", ""]
     return "\n".join(out)

@@ -71,6 +71,15 @@ def validate_body(body: str) -> str:
 
 
 @dataclass
+class Holding:
+    """A changed path covered by another agent's lock."""
+
+    path: str
+    lock: Lock
+    heartbeat_at: float | None  # of the lock's claim; None for a lock without a task
+
+
+@dataclass
 class Claim:
     task: Task
     locks: list[Lock]
@@ -581,6 +590,23 @@ class Board:
         found = [Lock.from_row(r) for r in rows]
         if wanted is not None:
             found = [lk for lk in found if paths.overlap(lk.pattern, wanted, self.ignorecase)]
+        return found
+
+    def held_by_others(self, changed: Sequence[str]) -> list[Holding]:
+        """Other agents' locks (read or write) covering any of these concrete,
+        repo-relative paths: what the guards refuse. One indexed query."""
+        if not changed:
+            return []
+        keys = paths.covering_keys(changed)
+        rows = self.store.all("covering_locks", keys=json.dumps(keys))
+        others = [
+            (Lock.from_row(r), r["task_heartbeat_at"]) for r in rows if r["agent"] != self.agent
+        ]
+        found: list[Holding] = []
+        for path in changed:
+            for lock, beat in others:
+                if paths.covers(lock.pattern, path, self.ignorecase):
+                    found.append(Holding(path, lock, beat))
         return found
 
     def check(self, patterns: Sequence[str]) -> list[Conflict]:

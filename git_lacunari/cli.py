@@ -22,6 +22,7 @@ from . import __version__
 from .board import Board, Claim
 from .durations import format_duration, parse_duration
 from .errors import EXIT_REFUSED, EXIT_USAGE, InvalidInput, LacError, Refused
+from .guard import Outcome, guard_disabled, guard_pre_commit, guard_pre_push, read_stdin
 from .identity import Identity
 from .identity import resolve as resolve_identity
 from .model import STATES, Conflict, Event, Lock, Task
@@ -479,6 +480,118 @@ def heartbeat(session: Session, as_json: bool, task_ids: tuple[str, ...]) -> Non
     )
 
 
+@cli.group(context_settings=CONTEXT)
+def guard() -> None:
+    """What the hooks run: refuse changes to paths another agent holds.
+
+    A board that cannot be reached lets a commit through with a warning and
+    refuses a push; `git config lac.guard.offline warn|refuse` changes both.
+    LAC_GUARD=off skips the guard (and says so).
+    """
+
+
+def _run_guard(as_json: bool, what: str, check: Callable[[], Outcome]) -> None:
+    if guard_disabled():
+        click.echo(f"git lac: {what} guard skipped (LAC_GUARD=off)", err=True)
+        emit(as_json, {"skipped": True, "refused": []}, "")
+        return
+    outcome = check()
+    if outcome.warning:
+        click.echo(outcome.warning, err=True)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "ok": outcome.exit_code == 0,
+                    "refused": outcome.refused,
+                    "warning": outcome.warning,
+                },
+                sort_keys=True,
+            )
+        )
+    if outcome.exit_code:
+        raise click.exceptions.Exit(outcome.exit_code)
+
+
+@guard.command("pre-commit", context_settings=CONTEXT)
+@common
+def guard_pre_commit_cmd(session: Session, as_json: bool) -> None:
+    """Refuse staged changes to paths held by another agent (the pre-commit hook)."""
+
+    def echo(line: str) -> None:
+        click.echo(line, err=True)
+
+    _run_guard(as_json, "pre-commit", lambda: guard_pre_commit(session.repo, session.board, echo))
+
+
+@guard.command("pre-push", context_settings=CONTEXT)
+@click.argument("remote", required=False)
+@click.argument("url", required=False)
+@common
+def guard_pre_push_cmd(
+    session: Session, as_json: bool, remote: str | None, url: str | None
+) -> None:
+    """Refuse pushed commits that change paths held by another agent.
+
+    Git runs it with REMOTE URL and the refs on standard input. Without them
+    it takes the range the pre-commit framework sets (PRE_COMMIT_FROM_REF,
+    PRE_COMMIT_TO_REF, PRE_COMMIT_REMOTE_NAME, PRE_COMMIT_LOCAL_BRANCH).
+    """
+
+    def echo(line: str) -> None:
+        click.echo(line, err=True)
+
+    stdin_text = read_stdin() if remote is not None else None
+    _run_guard(
+        as_json,
+        "pre-push",
+        lambda: guard_pre_push(session.repo, session.board, echo, remote, stdin_text),
+    )
+
+
+@cli.group(context_settings=CONTEXT)
+def hooks() -> None:
+    """Install or remove the native pre-commit and pre-push guard hooks."""
+
+
+@hooks.command("install", context_settings=CONTEXT)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="When a foreign hook and an old NAME.legacy both exist, replace the .legacy.",
+)
+@common
+def hooks_install(session: Session, as_json: bool, force: bool) -> None:
+    """Write the guard hooks into the repository's hooks directory.
+
+    The common hooks directory covers every linked worktree; core.hooksPath is
+    honoured. A hook already there is kept as NAME.legacy and still runs first.
+    Installing twice changes nothing.
+    """
+    from .hooks import install
+
+    changes = install(session.repo, force=force)
+    emit(
+        as_json,
+        {"hooks": [vars(c) for c in changes]},
+        "\n".join(f"{c.hook}: {c.action} ({c.path})" for c in changes),
+    )
+
+
+@hooks.command("uninstall", context_settings=CONTEXT)
+@common
+def hooks_uninstall(session: Session, as_json: bool) -> None:
+    """Remove the guard hooks, putting back any hook they had kept."""
+    from .hooks import uninstall
+
+    changes = uninstall(session.repo)
+    emit(
+        as_json,
+        {"hooks": [vars(c) for c in changes]},
+        "\n".join(f"{c.hook}: {c.action} ({c.path})" for c in changes),
+    )
+
+
 # --- the edge: one line and an exit code --------------------------------------
 
 NEGATIVE_NUMBER = re.compile(r"^-\d+$")
@@ -499,7 +612,10 @@ def _fail(as_json: bool, code: int, payload: dict[str, Any], line: str) -> int:
 def run(argv: Sequence[str]) -> int:
     as_json = _wants_json(argv)
     try:
-        cli.main(args=list(argv), prog_name="git lac", standalone_mode=False)
+        # Without standalone mode click returns (not raises) an Exit's code.
+        code = cli.main(args=list(argv), prog_name="git lac", standalone_mode=False)
+        if isinstance(code, int) and code:
+            return code
     except Refused as exc:
         return _fail(as_json, EXIT_REFUSED, exc.to_json(), f"refused: {exc.message}")
     except LacError as exc:

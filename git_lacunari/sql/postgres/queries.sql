@@ -112,7 +112,10 @@ SELECT * FROM lac_locks
     OR (key >= :below AND key < :below_end)
 
 -- name: covering_locks
-SELECT * FROM lac_locks WHERE key = ANY (ARRAY(SELECT jsonb_array_elements_text(:keys::jsonb)))
+-- Every lock whose key is one of :keys, with its claim's heartbeat (the guards).
+SELECT l.*, t.heartbeat_at AS task_heartbeat_at
+  FROM lac_locks l LEFT JOIN lac_tasks t ON t.id = l.task_id
+ WHERE l.key = ANY (ARRAY(SELECT jsonb_array_elements_text(:keys::jsonb)))
 
 -- name: insert_lock
 INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob)

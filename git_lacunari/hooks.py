@@ -1,0 +1,104 @@
+"""Install and remove the native guard hooks, keeping any hook that was there.
+
+Hooks go where git looks for them (``git rev-parse --git-path hooks``): the
+common dir, so every linked worktree is covered, or ``core.hooksPath``. A
+foreign hook is never overwritten: it moves to ``NAME.legacy`` and our hook
+runs it first (pre-commit's own installer does the same), and uninstalling
+puts it back.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import Refused
+from .repo import Repo, git
+
+HOOK_NAMES = ("pre-commit", "pre-push")
+MARKER = "# git-lacunari guard hook"
+TEMPLATES = Path(__file__).resolve().parent / "hooks"
+
+
+@dataclass
+class HookChange:
+    hook: str
+    path: str
+    action: str  # installed, unchanged, chained, removed, restored, absent, foreign
+
+
+def hooks_dir(repo: Repo) -> Path:
+    out = git("rev-parse", "--path-format=absolute", "--git-path", "hooks", cwd=repo.toplevel)
+    return Path(out.decode().strip())
+
+
+def lac_executable() -> str:
+    """The git-lac that hooks should run: this one, by absolute path, since a
+    GUI client or an agent's sandbox may run hooks with another PATH."""
+    here = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
+    if here is not None and here.name == "git-lac" and os.access(here, os.X_OK):
+        return str(here)
+    return shutil.which("git-lac") or "git-lac"
+
+
+def render(name: str, executable: str) -> str:
+    return (TEMPLATES / name).read_text().replace("@LAC@", executable.replace("'", "'\\''"))
+
+
+def is_ours(path: Path) -> bool:
+    try:
+        return MARKER in path.read_text(errors="replace")
+    except OSError:
+        return False
+
+
+def install(repo: Repo, *, force: bool = False, executable: str | None = None) -> list[HookChange]:
+    directory = hooks_dir(repo)
+    exe = executable or lac_executable()
+    planned: list[tuple[str, Path, str]] = []
+    for name in HOOK_NAMES:  # decide everything before touching anything
+        path, legacy = directory / name, directory / f"{name}.legacy"
+        if path.exists() and not is_ours(path) and legacy.exists() and not force:
+            raise Refused(
+                "hook_conflict",
+                f"{path} is not ours and {legacy.name} already exists; keeping both is not "
+                "possible (--force replaces the old .legacy with the current hook)",
+                path=str(path),
+            )
+        planned.append((name, path, render(name, exe)))
+    directory.mkdir(parents=True, exist_ok=True)
+    changes = []
+    for name, path, content in planned:
+        legacy = directory / f"{name}.legacy"
+        action = "installed"
+        if path.exists() and not is_ours(path):
+            path.replace(legacy)
+            action = "chained"
+        elif path.exists() and path.read_text() == content:
+            changes.append(HookChange(name, str(path), "unchanged"))
+            continue
+        path.write_text(content)
+        path.chmod(0o755)
+        changes.append(HookChange(name, str(path), action))
+    return changes
+
+
+def uninstall(repo: Repo) -> list[HookChange]:
+    directory = hooks_dir(repo)
+    changes = []
+    for name in HOOK_NAMES:
+        path, legacy = directory / name, directory / f"{name}.legacy"
+        if not path.exists():
+            changes.append(HookChange(name, str(path), "absent"))
+        elif not is_ours(path):
+            changes.append(HookChange(name, str(path), "foreign"))
+        elif legacy.exists():
+            legacy.replace(path)
+            changes.append(HookChange(name, str(path), "restored"))
+        else:
+            path.unlink()
+            changes.append(HookChange(name, str(path), "removed"))
+    return changes

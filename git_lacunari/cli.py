@@ -19,49 +19,18 @@ from typing import Any, TypeVar
 import click
 
 from . import __version__
-from .board import Board, Claim
+from .board import Claim
 from .durations import format_duration, parse_duration
 from .errors import EXIT_REFUSED, EXIT_USAGE, InvalidInput, LacError, Refused
-from .guard import Outcome, guard_disabled, guard_pre_commit, guard_pre_push, read_stdin
-from .identity import Identity
-from .identity import resolve as resolve_identity
+from .guard import run_guard
 from .model import STATES, Conflict, Event, Lock, Task
-from .repo import Repo, discover
+from .session import Session
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 # --- session: the repo, who we are, the board ------------------------------
-
-
-class Session:
-    def __init__(self, as_name: str | None) -> None:
-        self.as_name = as_name
-        self._repo: Repo | None = None
-
-    @property
-    def repo(self) -> Repo:
-        if self._repo is None:
-            self._repo = discover()
-        return self._repo
-
-    @property
-    def identity(self) -> Identity:
-        return resolve_identity(self.repo, self.as_name)
-
-    def board(self, *, create: bool = False, url: str | None = None) -> Board:
-        from .store import open_store
-
-        repo = self.repo
-        store = open_store(url or repo.get("lac.url"), repo.common_dir, create=create)
-        return Board(
-            store,
-            self.identity,
-            prefix=repo.prefix,
-            ignorecase=repo.ignorecase,
-            blob_ids=repo.blob_ids,
-        )
 
 
 def common(func: F) -> F:
@@ -490,38 +459,13 @@ def guard() -> None:
     """
 
 
-def _run_guard(as_json: bool, what: str, check: Callable[[], Outcome]) -> None:
-    if guard_disabled():
-        click.echo(f"git lac: {what} guard skipped (LAC_GUARD=off)", err=True)
-        emit(as_json, {"skipped": True, "refused": []}, "")
-        return
-    outcome = check()
-    if outcome.warning:
-        click.echo(outcome.warning, err=True)
-    if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "ok": outcome.exit_code == 0,
-                    "refused": outcome.refused,
-                    "warning": outcome.warning,
-                },
-                sort_keys=True,
-            )
-        )
-    if outcome.exit_code:
-        raise click.exceptions.Exit(outcome.exit_code)
-
-
 @guard.command("pre-commit", context_settings=CONTEXT)
 @common
 def guard_pre_commit_cmd(session: Session, as_json: bool) -> None:
     """Refuse staged changes to paths held by another agent (the pre-commit hook)."""
-
-    def echo(line: str) -> None:
-        click.echo(line, err=True)
-
-    _run_guard(as_json, "pre-commit", lambda: guard_pre_commit(session.repo, session.board, echo))
+    code = run_guard(session, "pre-commit", as_json=as_json)
+    if code:
+        raise click.exceptions.Exit(code)
 
 
 @guard.command("pre-push", context_settings=CONTEXT)
@@ -538,15 +482,11 @@ def guard_pre_push_cmd(
     PRE_COMMIT_TO_REF, PRE_COMMIT_REMOTE_NAME, PRE_COMMIT_LOCAL_BRANCH).
     """
 
-    def echo(line: str) -> None:
-        click.echo(line, err=True)
-
-    stdin_text = read_stdin() if remote is not None else None
-    _run_guard(
-        as_json,
-        "pre-push",
-        lambda: guard_pre_push(session.repo, session.board, echo, remote, stdin_text),
-    )
+    if (remote is None) != (url is None):
+        raise click.UsageError("give both REMOTE and URL (as git does), or neither")
+    code = run_guard(session, "pre-push", remote=remote, as_json=as_json)
+    if code:
+        raise click.exceptions.Exit(code)
 
 
 @cli.group(context_settings=CONTEXT)

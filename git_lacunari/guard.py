@@ -7,6 +7,7 @@ handed a temporary index (``git commit -a``, ``git commit PATH``) that only
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -17,6 +18,7 @@ from .board import Board, Holding
 from .durations import format_duration
 from .errors import EXIT_OK, EXIT_REFUSED, BoardUnreachable, CannotWorkHere, InvalidInput
 from .repo import Repo, git
+from .session import Session
 
 ZERO_OID = "0" * 40
 OFFLINE_CHOICES = ("warn", "refuse")
@@ -259,3 +261,33 @@ def guard_disabled(env: dict[str, str] | None = None) -> bool:
 
 def read_stdin() -> str:
     return "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def run_guard(
+    session: Session, hook: str, *, remote: str | None = None, as_json: bool = False
+) -> int:
+    """Run one hook's guard and report it: lines on stderr, with ``as_json``
+    one object on stdout. Returns the exit code."""
+    if guard_disabled():
+        _stderr(f"git lac: {hook} guard skipped (LAC_GUARD=off)")
+        outcome = Outcome(EXIT_OK)
+    elif hook == "pre-commit":
+        outcome = guard_pre_commit(session.repo, session.board, _stderr)
+    else:
+        stdin_text = read_stdin() if remote is not None else None
+        outcome = guard_pre_push(session.repo, session.board, _stderr, remote, stdin_text)
+    if outcome.warning:
+        _stderr(outcome.warning)
+    if as_json:
+        report = {
+            "ok": outcome.exit_code == 0,
+            "refused": outcome.refused,
+            "warning": outcome.warning,
+            "skipped": guard_disabled(),
+        }
+        print(json.dumps(report, sort_keys=True))
+    return outcome.exit_code

@@ -214,12 +214,14 @@ def test_help_for_every_command() -> None:
         return found
 
     commands = walk(cli, [])
+    groups = [["task"], ["guard"], ["hooks"]]
     assert len(commands) >= 15
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     for path in commands:
         result = lac_inprocess(Path(os.getcwd()), *path, "-h")
         assert result.code == 0 and "Usage: git lac" in result.out, path
-        assert "--json" in result.out or path == ["task"], path
+        if path not in groups:
+            assert "--json" in result.out, path
         assert f"git lac {' '.join(path)}" in readme, f"README does not document {path}"
 
 

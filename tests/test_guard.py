@@ -344,10 +344,10 @@ def test_unreachable_board_policy_is_configurable(offline_repo: tuple[Path, Path
 
 @pytest.mark.slow
 def test_pre_commit_framework_runs_our_manifest_in_both_stages(
-    lac: Lac, repo: Path, backend: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+    repo: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    if backend != "sqlite":
-        pytest.skip("the framework integration is backend-independent; run once")
+    """Backend-independent, so on the embedded board only."""
+    assert lac_process(repo, "init").code == 0
     project_rev = git(REPO_ROOT, "rev-parse", "HEAD").strip()
     (repo / ".pre-commit-config.yaml").write_text(
         f"repos:\n- repo: {REPO_ROOT}\n  rev: {project_rev}\n  hooks:\n"
@@ -368,7 +368,7 @@ def test_pre_commit_framework_runs_our_manifest_in_both_stages(
         env={**os.environ, **env},
     )
     assert proc.returncode == 0, proc.stderr
-    assert lac("lock", "core/auth.py", "--as", "dana").code == 0
+    assert lac_process(repo, "lock", "core/auth.py", "--as", "dana").code == 0
 
     (repo / "core" / "auth.py").write_text("erin's edit\n")
     git(repo, "add", "core/auth.py")
@@ -384,3 +384,21 @@ def test_pre_commit_framework_runs_our_manifest_in_both_stages(
     assert remote_head(bare, "main") != sha
     allowed = run_git(repo, "push", "-q", "origin", "main", agent="dana", env=env)
     assert allowed.code == 0, allowed.out + allowed.err
+
+
+def test_sqlite_hook_path_imports_neither_psycopg_nor_pygit2_nor_click(repo: Path) -> None:
+    """Every commit pays for what the hook imports: on the embedded board, only the light parts."""
+    assert lac_process(repo, "init").code == 0
+    (repo / "README").write_text("staged\n")
+    git(repo, "add", "README")
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "git_lacunari", "guard", "pre-commit"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+    assert "git_lacunari.store.sqlite" in imported, "the guard did not open the board"
+    for heavy in ("psycopg", "pygit2", "click"):
+        assert heavy not in imported, f"the hook path imported {heavy}"

@@ -1,0 +1,41 @@
+"""Where a command runs: the repository, who we are, the board.
+
+Kept free of click so the hooks' fast path (:mod:`git_lacunari.entry`) can
+use it without paying for the command-line framework.
+"""
+
+from __future__ import annotations
+
+from .board import Board
+from .identity import Identity
+from .identity import resolve as resolve_identity
+from .repo import Repo, discover
+
+
+class Session:
+    def __init__(self, as_name: str | None) -> None:
+        self.as_name = as_name
+        self._repo: Repo | None = None
+
+    @property
+    def repo(self) -> Repo:
+        if self._repo is None:
+            self._repo = discover()
+        return self._repo
+
+    @property
+    def identity(self) -> Identity:
+        return resolve_identity(self.repo, self.as_name)
+
+    def board(self, *, create: bool = False, url: str | None = None) -> Board:
+        from .store import open_store
+
+        repo = self.repo
+        store = open_store(url or repo.get("lac.url"), repo.common_dir, create=create)
+        return Board(
+            store,
+            self.identity,
+            prefix=repo.prefix,
+            ignorecase=repo.ignorecase,
+            blob_ids=repo.blob_ids,
+        )

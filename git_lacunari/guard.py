@@ -44,11 +44,7 @@ def staged_paths(repo: Repo) -> list[str]:
     """Every path the commit being made changes: added, modified, deleted,
     type-changed, and both sides of a rename (renames are not paired, so each
     side is listed on its own)."""
-    try:
-        git("rev-parse", "--verify", "-q", "HEAD", cwd=repo.toplevel)
-        base = "HEAD"
-    except CannotWorkHere:  # the first commit: everything staged is new
-        base = git("hash-object", "-t", "tree", "/dev/null", cwd=repo.toplevel).decode().strip()
+    # Against HEAD; on an unborn branch git diffs against the empty tree itself.
     out = git(
         "diff",
         "--cached",
@@ -56,7 +52,6 @@ def staged_paths(repo: Repo) -> list[str]:
         "-z",
         "--no-renames",
         "--no-ext-diff",
-        base,
         cwd=repo.toplevel,
     )
     return _split_z(out)

@@ -9,6 +9,7 @@ way a lock is granted.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,7 @@ from .errors import InvalidInput, Refused
 from .identity import Identity, validate_name
 from .model import (
     DEFAULT_LANE,
+    DEFAULT_STALE_AFTER_S,
     STATES,
     Conflict,
     Event,
@@ -32,6 +34,7 @@ MAX_BODY = 1_000_000
 # How many claimable-but-path-blocked tasks `claim --next` steps over before
 # it gives up; each is a cheap indexed query.
 MAX_NEXT_SKIPS = 200
+SWEEP_EVERY_S = 10.0
 
 BlobLookup = Callable[[list[str]], dict[str, str]]
 
@@ -103,6 +106,7 @@ class Board:
         self.ignorecase = ignorecase
         self.blob_ids = blob_ids
         self._agent_recorded = False
+        self._last_sweep = float("-inf")
 
     # --- helpers ------------------------------------------------------------
 
@@ -188,6 +192,7 @@ class Board:
                 self.store.run(
                     "insert_task_path", task_id=task_id, pattern=spec.pattern, mode=spec.mode
                 )
+            self.store.one("notify_work", lane=lane)
             self._event(
                 "created",
                 task_id,
@@ -235,7 +240,7 @@ class Board:
             task.depends_on = [dict(r) for r in self.store.all("task_deps", task_id=task_id)]
             task.paths = self._task_specs(task_id)
             task.locks = [Lock.from_row(r) for r in self.store.all("task_locks", task_id=task_id)]
-            return task
+            return self.mark_stale([task])[0]
 
     def tasks(
         self, *, state: str | None = None, lane: str | None = None, mine: bool = False
@@ -247,7 +252,7 @@ class Board:
         rows = self.store.all(
             "list_tasks", state=state, lane=lane, owner=self.agent if mine else None
         )
-        return [Task.from_row(r) for r in rows]
+        return self.mark_stale([Task.from_row(r) for r in rows])
 
     def log(self, task_id: int | None = None) -> list[Event]:
         if task_id is not None:
@@ -344,11 +349,31 @@ class Board:
         writes: Sequence[str] = (),
         reads: Sequence[str] = (),
         stale_after: float | None = None,
+        wait: float | None = None,
     ) -> Claim:
-        """The highest-priority, oldest claimable open task in ``lane`` whose paths are free."""
+        """The highest-priority, oldest claimable open task in ``lane`` whose
+        paths are free; with ``wait``, block up to that many seconds for one."""
+        deadline = time.monotonic() + (wait or 0.0)
+        while True:
+            try:
+                return self._claim_next_once(lane, writes, reads, stale_after)
+            except Refused as refusal:
+                left = deadline - time.monotonic()
+                if refusal.reason != "not_found" or left <= 0:
+                    raise
+                self.store.wait_for_work(left)
+
+    def _claim_next_once(
+        self,
+        lane: str,
+        writes: Sequence[str],
+        reads: Sequence[str],
+        stale_after: float | None,
+    ) -> Claim:
         lane = validate_lane(lane)
         extra = self.specs(writes, reads)
         self._ensure_agent()
+        self._sweep_now_and_then()
         if not extra:
             row = self.store.atomic(
                 "claim_next_free", lane=lane, agent=self.agent, stale_after=stale_after
@@ -409,6 +434,7 @@ class Board:
                 raise self._why_not_claimable(task_id)
             locks = self.store.all("delete_task_locks", task_id=task_id)
             freed = [r["pattern"] for r in locks]
+            self.store.one("notify_work", lane=task.lane)
             if task.owner == self.agent:
                 self._event("released", task_id, locks=freed)
             else:
@@ -443,6 +469,19 @@ class Board:
             self._event("done", task_id, locks=[r["pattern"] for r in locks])
             return self._require_task(task_id)
 
+    def touch(self) -> None:
+        """Refresh the heartbeat of all our claims: every command does this."""
+        with self.store.write():
+            self.store.run("heartbeat", agent=self.agent, ids=None)
+
+    def record_holder(self, name: str, what: str) -> None:
+        with self.store.write():
+            self.store.run("set_setting", name=f"holder:{name}", value=what)
+
+    def holder_of(self, name: str) -> str:
+        row = self.store.one("get_setting", name=f"holder:{name}")
+        return str(row["value"]) if row else "unknown"
+
     def heartbeat(self, task_ids: Sequence[int] = ()) -> list[int]:
         ids = sorted({validate_task_id(t) for t in task_ids})
         with self.store.write():
@@ -460,6 +499,87 @@ class Board:
                         holder=task.owner,
                     )
             return refreshed
+
+    # --- liveness -------------------------------------------------------------
+
+    def default_stale_after(self) -> float:
+        row = self.store.one("get_setting", name="stale_after")
+        return float(row["value"]) if row else DEFAULT_STALE_AFTER_S
+
+    def set_default_stale_after(self, seconds: float) -> None:
+        with self.store.write():
+            self.store.run("set_setting", name="stale_after", value=repr(float(seconds)))
+
+    def mark_stale(self, tasks: list[Task]) -> list[Task]:
+        """Set ``stale`` on claims silent longer than their stale-after."""
+        if any(t.state == "claimed" for t in tasks):
+            default = self.default_stale_after()
+            row = self.store.one("now_value")
+            now = float(row["now"]) if row else 0.0
+            for task in tasks:
+                if task.state == "claimed" and task.heartbeat_at is not None:
+                    task.stale = now - task.heartbeat_at > (task.stale_after or default)
+        return tasks
+
+    def sweep(self, stale_after: float | None = None) -> list[dict[str, Any]]:
+        """Give every stale claim back to the board with its path locks, keeping
+        its attempt count, and record ``expired`` (previous holder, silence)."""
+        default = stale_after if stale_after is not None else self.default_stale_after()
+        expired: list[dict[str, Any]] = []
+        with self.store.write():
+            for row in self.store.all("stale_claims", default_stale=default):
+                task_id = int(row["id"])
+                if not self.store.one(
+                    "expire",
+                    state="open",
+                    task_id=task_id,
+                    owner=row["owner"],
+                    heartbeat_at=row["heartbeat_at"],
+                ):
+                    continue  # it heartbeat after we looked
+                locks = [r["pattern"] for r in self.store.all("delete_task_locks", task_id=task_id)]
+                fact = {
+                    "task": task_id,
+                    "previous_owner": row["owner"],
+                    "silent_for": round(float(row["silent_for"]), 3),
+                    "attempts": int(row["attempts"]),
+                    "locks": locks,
+                }
+                self._event("expired", task_id, **{k: v for k, v in fact.items() if k != "task"})
+                self.store.one("notify_work", lane=row["lane"])
+                expired.append(fact)
+        self._last_sweep = time.monotonic()
+        return expired
+
+    def _sweep_now_and_then(self) -> None:
+        # Without a keeper a board still recovers: claimers sweep, at most
+        # every SWEEP_EVERY_S per Board (so a busy drainer pays one cheap
+        # indexed query per interval, and each short-lived CLI call pays one).
+        if time.monotonic() - self._last_sweep >= SWEEP_EVERY_S:
+            self.sweep()
+
+    def fail(self, task_id: int, *, exit_code: int, max_attempts: int) -> Task:
+        """A run of our claim failed: back on the board with a ``failed``
+        event, or parked (visibly, state ``parked``) once it has failed
+        ``max_attempts`` times."""
+        with self.store.write():
+            task = self._require_task(task_id)
+            if task.state != "claimed" or task.owner != self.agent:
+                raise Refused(
+                    "not_owner",
+                    f"task #{task_id} is not claimed by {self.agent}",
+                    task=task_id,
+                    holder=task.owner,
+                )
+            locks = [r["pattern"] for r in self.store.all("delete_task_locks", task_id=task_id)]
+            self._event("failed", task_id, exit_code=exit_code, attempt=task.attempts, locks=locks)
+            if task.attempts >= max_attempts:
+                self.store.one("park", task_id=task_id, owner=self.agent)
+                self._event("parked", task_id, attempts=task.attempts, max_attempts=max_attempts)
+            else:
+                self.store.one("release", task_id=task_id, owner=self.agent)
+                self.store.one("notify_work", lane=task.lane)
+            return self._require_task(task_id)
 
     # --- locks --------------------------------------------------------------
 

@@ -75,6 +75,8 @@ def parse_stale(text: str | None) -> float | None:
 def task_line(task: Task) -> str:
     owner = task.owner or "-"
     beat = f"  heartbeat {ago(task.heartbeat_at)}" if task.state == "claimed" else ""
+    if task.stale:
+        beat += "  STALE"
     return (
         f"#{task.id:<5} {task.state:<9} p{task.priority:<3} {task.lane:<10} "
         f"{owner:<16} {task.title}{beat}"
@@ -96,7 +98,10 @@ def show_text(task: Task) -> str:
         f"  created   {ago(task.created_at)} by {task.created_by}",
     ]
     if task.state == "claimed":
-        lines.append(f"  claimed   {ago(task.claimed_at)}, heartbeat {ago(task.heartbeat_at)}")
+        stale = "  STALE: the keeper will give it back" if task.stale else ""
+        lines.append(
+            f"  claimed   {ago(task.claimed_at)}, heartbeat {ago(task.heartbeat_at)}{stale}"
+        )
     if task.needs:
         lines.append(f"  needs     {', '.join(task.needs)}")
     for dep in task.depends_on:
@@ -159,8 +164,11 @@ def cli(ctx: click.Context, as_json: bool, as_name: str | None) -> None:
 @click.option(
     "--url", metavar="URL", help="postgresql://host/db for a team board (else the embedded SQLite)."
 )
+@click.option(
+    "--stale-after", metavar="D", help="Claims are stale after D without heartbeat (30m)."
+)
 @common
-def init(session: Session, as_json: bool, url: str | None) -> None:
+def init(session: Session, as_json: bool, url: str | None, stale_after: str | None) -> None:
     """Create or migrate the board; with --url, record it as lac.url.
 
     Idempotent: running it again on a current board changes nothing.
@@ -169,14 +177,23 @@ def init(session: Session, as_json: bool, url: str | None) -> None:
 
     if url is not None and not (is_postgres_url(url) or url.startswith("sqlite:")):
         raise InvalidInput(f"unknown board URL {url!r}: use postgresql://HOST/DB")
-    board = session.board(create=True, url=url)
+    stale = parse_stale(stale_after)
+    board = session.board(create=True, url=url, touch=False)
+    if stale is not None:
+        board.set_default_stale_after(stale)
     version = board.store.schema_version()
     if url is not None:
         session.repo.set_config("lac.url", url)
     emit(
         as_json,
-        {"url": board.store.url, "dialect": board.store.dialect, "schema_version": version},
-        f"board ready: {board.store.url} (schema version {version})",
+        {
+            "url": board.store.url,
+            "dialect": board.store.dialect,
+            "schema_version": version,
+            "stale_after": board.default_stale_after(),
+        },
+        f"board ready: {board.store.url} (schema version {version}, claims stale after "
+        f"{format_duration(board.default_stale_after())})",
     )
 
 
@@ -309,6 +326,7 @@ def log(session: Session, as_json: bool, task_id: str | None) -> None:
 @click.option("--lane", default="default", show_default=True, help="Lane for --next.")
 @click.option("--write", "writes", multiple=True, metavar="P", help="Also lock P for writing.")
 @click.option("--read", "reads", multiple=True, metavar="P", help="Also lock P for reading.")
+@click.option("--wait", metavar="SECONDS", help="With --next: block up to SECONDS for a task.")
 @click.option(
     "--stale-after", metavar="D", help="This claim is stale after D without heartbeat (e.g. 2h)."
 )
@@ -321,6 +339,7 @@ def claim(
     lane: str,
     writes: tuple[str, ...],
     reads: tuple[str, ...],
+    wait: str | None,
     stale_after: str | None,
 ) -> None:
     """Claim task ID (or --next in a lane) with its path locks, atomically.
@@ -332,9 +351,12 @@ def claim(
     if next_ == (task_id is not None):
         raise click.UsageError("give a task ID or --next, not both")
     stale = parse_stale(stale_after)
+    if wait is not None and not next_:
+        raise click.UsageError("--wait goes with --next")
+    wait_s = parse_duration(wait) if wait is not None else None
     board = session.board()
     if next_:
-        got = board.claim_next(lane, writes=writes, reads=reads, stale_after=stale)
+        got = board.claim_next(lane, writes=writes, reads=reads, stale_after=stale, wait=wait_s)
     else:
         got = board.claim(_id(task_id or ""), writes=writes, reads=reads, stale_after=stale)
     emit(
@@ -530,6 +552,99 @@ def hooks_uninstall(session: Session, as_json: bool) -> None:
         {"hooks": [vars(c) for c in changes]},
         "\n".join(f"{c.hook}: {c.action} ({c.path})" for c in changes),
     )
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--once", is_flag=True, help="Sweep once and exit (exit 1 if another keeper runs).")
+@click.option(
+    "--interval", default="30s", show_default=True, metavar="D", help="Time between sweeps."
+)
+@click.option(
+    "--stale-after", metavar="D", help="Override the board's stale-after for this keeper."
+)
+@common
+def keeper(
+    session: Session, as_json: bool, once: bool, interval: str, stale_after: str | None
+) -> None:
+    """Give stale claims and their path locks back to the board.
+
+    A claim is stale when its heartbeat is older than its stale-after (set per
+    claim, else per board: `git lac init --stale-after D`). Its task goes back
+    to open with its attempt count, and `expired` is recorded with the previous
+    holder and how long it had been silent. One keeper works a board at a time:
+    a second one waits (or, with --once, says who holds it and exits 1).
+    """
+    from .liveness import run_keeper
+
+    every = parse_duration(interval)
+    stale = parse_stale(stale_after)
+    expired = run_keeper(
+        session.board(),
+        once=once,
+        interval=every,
+        stale_after=stale,
+        echo=lambda line: click.echo(line, err=as_json),
+    )
+    emit(as_json, {"expired": expired}, "" if expired else "keeper: nothing stale")
+
+
+@cli.command(context_settings={**CONTEXT, "ignore_unknown_options": False})
+@click.option("--lane", required=True, help="The lane to work.")
+@click.option("--once", is_flag=True, help="Work one task, then exit (exit 1 if the lane is busy).")
+@click.option("--max", "max_tasks", type=click.IntRange(min=1), help="Work at most N tasks.")
+@click.option("--worktree", is_flag=True, help="Run each task in a fresh worktree on lac/task-ID.")
+@click.argument("command", nargs=-1, required=True, metavar="-- COMMAND...")
+@common
+def drain(
+    session: Session,
+    as_json: bool,
+    lane: str,
+    once: bool,
+    max_tasks: int | None,
+    worktree: bool,
+    command: tuple[str, ...],
+) -> None:
+    """Work a lane unattended: claim the next task, run COMMAND, repeat.
+
+    COMMAND gets LAC_TASK_ID, LAC_TASK_TITLE, LAC_LANE, LAC_AGENT and
+    LAC_TASK_PATHS (JSON [[pattern, mode], ...]) in its environment. Exit 0
+    marks the task done; anything else releases it with a `failed` event, and a
+    task that failed lac.maxAttempts times (3) is parked. The claim heartbeats
+    while COMMAND runs; SIGINT/SIGTERM release it at once. One drainer works a
+    lane at a time, across machines; a second waits (--once: exits 1). It stops
+    when the lane has no claimable task left.
+    """
+    from .board import validate_lane
+    from .liveness import drain as drain_lane
+    from .liveness import max_attempts_of
+
+    validate_lane(lane)
+    repo = session.repo
+    attempts = max_attempts_of(repo)
+    report = drain_lane(
+        session.board,
+        repo,
+        lane=lane,
+        command=command,
+        once=once,
+        max_tasks=max_tasks,
+        worktree=worktree,
+        max_attempts=attempts,
+        echo=lambda line: click.echo(line, err=True),
+    )
+    emit(
+        as_json,
+        {
+            "done": report.done,
+            "failed": report.failed,
+            "parked": report.parked,
+            "stopped_by": report.stopped_by,
+        },
+        f"drained lane {lane!r}: {len(report.done)} done, {len(report.failed)} failed"
+        + (f", {len(report.parked)} parked" if report.parked else ""),
+    )
+    if report.stopped_by is not None:
+        raise click.exceptions.Exit(128 + {"SIGINT": 2, "SIGTERM": 15}.get(report.stopped_by, 0))
 
 
 # --- the edge: one line and an exit code --------------------------------------

@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-STATES = ("open", "claimed", "done", "cancelled")
+STATES = ("open", "claimed", "done", "cancelled", "parked")
 DEFAULT_LANE = "default"
 DEFAULT_STALE_AFTER_S = 30 * 60.0
 
@@ -95,6 +95,7 @@ class Task:
     depends_on: list[dict[str, Any]] = field(default_factory=list)
     paths: list[PathSpec] = field(default_factory=list)
     locks: list[Lock] = field(default_factory=list)
+    stale: bool = False  # silent longer than its stale-after (Board.mark_stale)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Task:

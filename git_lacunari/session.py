@@ -27,15 +27,18 @@ class Session:
     def identity(self) -> Identity:
         return resolve_identity(self.repo, self.as_name)
 
-    def board(self, *, create: bool = False, url: str | None = None) -> Board:
+    def board(self, *, create: bool = False, url: str | None = None, touch: bool = True) -> Board:
         from .store import open_store
 
         repo = self.repo
         store = open_store(url or repo.get("lac.url"), repo.common_dir, create=create)
-        return Board(
+        board = Board(
             store,
             self.identity,
             prefix=repo.prefix,
             ignorecase=repo.ignorecase,
             blob_ids=repo.blob_ids,
         )
+        if touch:
+            board.touch()  # every command an agent runs is a sign of life
+        return board

@@ -15,6 +15,13 @@ from typing import Any, Protocol
 Row = dict[str, Any]
 
 
+class Exclusive(Protocol):
+    def alive(self) -> bool:
+        """Is it still ours? (A PostgreSQL lock dies with its connection.)"""
+
+    def release(self) -> None: ...
+
+
 class Store(Protocol):
     dialect: str
     url: str
@@ -25,19 +32,27 @@ class Store(Protocol):
     def read(self) -> AbstractContextManager[None]:
         """A consistent read-only snapshot."""
 
-    def all(self, name: str, **params: Any) -> list[Row]: ...
+    def all(self, query: str, /, **params: Any) -> list[Row]: ...
 
-    def one(self, name: str, **params: Any) -> Row | None: ...
+    def one(self, query: str, /, **params: Any) -> Row | None: ...
 
-    def run(self, name: str, **params: Any) -> int: ...
+    def run(self, query: str, /, **params: Any) -> int: ...
 
-    def atomic(self, name: str, **params: Any) -> Row | None:
+    def atomic(self, query: str, /, **params: Any) -> Row | None:
         """Run one statement as a transaction of its own and return its first row.
 
         On PostgreSQL that is a single autocommit round trip; SQLite wraps it in
         BEGIN IMMEDIATE (a deferred write could fail on a stale snapshot).
         Inside an open transaction it simply joins it.
         """
+
+    def exclusive(self, name: str) -> Exclusive | None:
+        """Try to become the one holder of ``name`` on this board (one keeper,
+        one drainer per lane), across processes and machines; None if taken.
+        Held until released or the process dies."""
+
+    def wait_for_work(self, timeout: float) -> None:
+        """Sleep up to ``timeout`` seconds, waking early when work may have appeared."""
 
     def migrate(self, create: bool) -> int:
         """Bring the schema to the latest version (creating it if ``create``)."""

@@ -23,6 +23,7 @@ from . import Row
 from .queries import fresh_schema, latest_version, load_queries, migrations
 
 CONNECT_TIMEOUT_S = 5
+POLL_FALLBACK_S = 2.0
 PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 VERSION_TABLE = """CREATE TABLE IF NOT EXISTS lac_schema_version (
     version integer PRIMARY KEY, name text NOT NULL,
@@ -62,6 +63,7 @@ class PostgresStore:
             ) from None
         self.queries = {name: to_pyformat(sql) for name, sql in load_queries("postgres").items()}
         self._depth = 0
+        self._listening = False
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -98,24 +100,24 @@ class PostgresStore:
     def read(self) -> Any:
         return self._transaction()
 
-    def _execute(self, name: str, params: dict[str, Any]) -> psycopg.Cursor[Row]:
+    def _execute(self, query: str, params: dict[str, Any]) -> psycopg.Cursor[Row]:
         with self._translated():
-            return self.conn.execute(self.queries[name], params)
+            return self.conn.execute(self.queries[query], params)
 
-    def all(self, name: str, **params: Any) -> list[Row]:
-        return self._execute(name, params).fetchall()
+    def all(self, query: str, /, **params: Any) -> list[Row]:
+        return self._execute(query, params).fetchall()
 
-    def one(self, name: str, **params: Any) -> Row | None:
-        cursor = self._execute(name, params)
+    def one(self, query: str, /, **params: Any) -> Row | None:
+        cursor = self._execute(query, params)
         return cursor.fetchone() if cursor.description is not None else None
 
-    def atomic(self, name: str, **params: Any) -> Row | None:
+    def atomic(self, query: str, /, **params: Any) -> Row | None:
         # The connection is in autocommit mode: outside a transaction block a
         # single statement is its own transaction.
-        return self.one(name, **params)
+        return self.one(query, **params)
 
-    def run(self, name: str, **params: Any) -> int:
-        return self._execute(name, params).rowcount
+    def run(self, query: str, /, **params: Any) -> int:
+        return self._execute(query, params).rowcount
 
     def schema_version(self) -> int | None:
         with self._translated():
@@ -180,5 +182,59 @@ class PostgresStore:
             "INSERT INTO lac_schema_version (version, name) VALUES (%s, %s)", (version, name)
         )
 
+    def exclusive(self, name: str) -> AdvisoryExclusive | None:
+        return AdvisoryExclusive.acquire(self.url, name)
+
+    def wait_for_work(self, timeout: float) -> None:
+        """LISTEN for `notify_work`, with a polling fallback: a missed notice
+        (say across a reconnect) costs at most one poll interval."""
+        timeout = max(0.0, min(timeout, POLL_FALLBACK_S))
+        with self._translated():
+            if not self._listening:
+                row = self.conn.execute("SELECT 'lac_work_' || current_schema() AS c").fetchone()
+                assert row is not None
+                self.conn.execute(f'LISTEN "{row["c"]}"')
+                self._listening = True
+            for _ in self.conn.notifies(timeout=timeout, stop_after=1):
+                break
+
     def close(self) -> None:
+        self.conn.close()
+
+
+class AdvisoryExclusive:
+    """A session-level advisory lock on a dedicated connection: the work
+    connection may fail and reconnect without dropping it, and the server
+    releases it when this one dies (so a crashed holder never wedges a lane)."""
+
+    def __init__(self, conn: psycopg.Connection[Row]) -> None:
+        self.conn = conn
+
+    @classmethod
+    def acquire(cls, url: str, name: str) -> AdvisoryExclusive | None:
+        try:
+            conn = psycopg.connect(
+                url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT_S
+            )
+            row = conn.execute(
+                "SELECT pg_try_advisory_lock(hashtext(%s || ':' || current_schema())) AS got",
+                (name,),
+            ).fetchone()
+        except psycopg.OperationalError as exc:
+            raise BoardUnreachable(
+                f"cannot reach the board at {redact(url)}: {_first_line(exc)}"
+            ) from None
+        if row is None or not row["got"]:
+            conn.close()
+            return None
+        return cls(conn)
+
+    def alive(self) -> bool:
+        try:
+            self.conn.execute("SELECT 1")
+            return True
+        except psycopg.Error:
+            return False
+
+    def release(self) -> None:
         self.conn.close()

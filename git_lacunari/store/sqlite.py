@@ -9,16 +9,18 @@ waiting), which also makes every check-then-insert on this board serial.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ..errors import BoardTooNew, BoardUnreachable
 from . import Row
 from .queries import fresh_schema, latest_version, load_queries, migrations
 
 BUSY_TIMEOUT_S = 60.0
+POLL_INTERVAL_S = 0.5  # how often `claim --next --wait` looks again
 VERSION_TABLE = """CREATE TABLE IF NOT EXISTS lac_schema_version (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"""
 
@@ -92,19 +94,19 @@ class SqliteStore:
     def read(self) -> Any:
         return self._transaction("BEGIN")
 
-    def all(self, name: str, **params: Any) -> list[Row]:
-        return self.conn.execute(self.queries[name], params).fetchall()
+    def all(self, query: str, /, **params: Any) -> list[Row]:
+        return self.conn.execute(self.queries[query], params).fetchall()
 
-    def one(self, name: str, **params: Any) -> Row | None:
-        row: Row | None = self.conn.execute(self.queries[name], params).fetchone()
+    def one(self, query: str, /, **params: Any) -> Row | None:
+        row: Row | None = self.conn.execute(self.queries[query], params).fetchone()
         return row
 
-    def atomic(self, name: str, **params: Any) -> Row | None:
+    def atomic(self, query: str, /, **params: Any) -> Row | None:
         with self.write():
-            return self.one(name, **params)
+            return self.one(query, **params)
 
-    def run(self, name: str, **params: Any) -> int:
-        return self.conn.execute(self.queries[name], params).rowcount
+    def run(self, query: str, /, **params: Any) -> int:
+        return self.conn.execute(self.queries[query], params).rowcount
 
     def schema_version(self) -> int | None:
         exists = self.conn.execute(
@@ -149,5 +151,36 @@ class SqliteStore:
             (version, name),
         )
 
+    def exclusive(self, name: str) -> FileExclusive | None:
+        return FileExclusive.acquire(self.path.parent / f"{name.replace('/', '_')}.lock")
+
+    def wait_for_work(self, timeout: float) -> None:
+        time.sleep(max(0.0, min(timeout, POLL_INTERVAL_S)))
+
     def close(self) -> None:
         self.conn.close()
+
+
+class FileExclusive:
+    """An OS file lock beside the board: released by the kernel if we die."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        self.handle = handle
+
+    @classmethod
+    def acquire(cls, path: Path) -> FileExclusive | None:
+        import fcntl
+
+        handle = open(path, "a+")  # noqa: SIM115 - held for the lock's lifetime
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            return None
+        return cls(handle)
+
+    def alive(self) -> bool:
+        return not self.handle.closed
+
+    def release(self) -> None:
+        self.handle.close()

@@ -155,6 +155,38 @@ UPDATE lac_tasks SET heartbeat_at = {{now}}
         OR id IN (SELECT v::bigint FROM jsonb_array_elements_text(:ids::jsonb) AS v))
 RETURNING id
 
+-- name: stale_claims
+-- Claims silent for longer than their stale-after (or the board's).
+SELECT id, lane, owner, heartbeat_at, attempts, {{now}} - heartbeat_at AS silent_for
+  FROM lac_tasks
+ WHERE state = 'claimed' AND heartbeat_at + coalesce(stale_after, :default_stale) < {{now}}
+ ORDER BY heartbeat_at
+   FOR UPDATE SKIP LOCKED
+
+-- name: expire
+-- Back to the board, unless it heartbeat since the keeper looked.
+UPDATE lac_tasks
+   SET state = :state, owner = NULL, claimed_at = NULL, heartbeat_at = NULL, stale_after = NULL
+ WHERE id = :task_id AND state = 'claimed' AND owner = :owner AND heartbeat_at = :heartbeat_at
+RETURNING id
+
+-- name: get_setting
+SELECT value FROM lac_settings WHERE name = :name
+
+-- name: set_setting
+INSERT INTO lac_settings (name, value) VALUES (:name, :value)
+ON CONFLICT (name) DO UPDATE SET value = excluded.value
+
+-- name: notify_work
+-- Wakes `claim --next --wait` on this board (delivered at commit).
+SELECT pg_notify('lac_work_' || current_schema(), :lane)
+
+-- name: park
+UPDATE lac_tasks
+   SET state = 'parked', owner = NULL, claimed_at = NULL, heartbeat_at = NULL, stale_after = NULL
+ WHERE id = :task_id AND state = 'claimed' AND owner = :owner
+RETURNING *
+
 -- name: insert_event
 INSERT INTO lac_events (at, task_id, agent, kind, detail)
 VALUES ({{now}}, :task_id, :agent, :kind, :detail::jsonb)

@@ -15,7 +15,7 @@ CREATE TABLE lac_tasks (
     lane         text             NOT NULL DEFAULT 'default',
     priority     integer          NOT NULL DEFAULT 0,
     state        text             NOT NULL DEFAULT 'open'
-                 CHECK (state IN ('open', 'claimed', 'done', 'cancelled')),
+                 CHECK (state IN ('open', 'claimed', 'done', 'cancelled', 'parked')),
     owner        text,
     claimed_at   double precision,
     heartbeat_at double precision,
@@ -28,6 +28,8 @@ CREATE TABLE lac_tasks (
 -- Only open tasks are queued: a claim takes its row out of this index.
 CREATE INDEX lac_tasks_queue ON lac_tasks (lane, priority DESC, created_at, id) WHERE state = 'open';
 CREATE INDEX lac_tasks_owner ON lac_tasks (owner, state);
+-- The keeper's sweep looks only at claims, oldest heartbeat first.
+CREATE INDEX lac_tasks_heartbeat ON lac_tasks (heartbeat_at) WHERE state = 'claimed';
 
 CREATE TABLE lac_task_deps (
     task_id    bigint NOT NULL REFERENCES lac_tasks (id),

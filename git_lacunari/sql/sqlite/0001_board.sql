@@ -7,7 +7,7 @@ CREATE TABLE lac_tasks (
     lane         TEXT    NOT NULL DEFAULT 'default',
     priority     INTEGER NOT NULL DEFAULT 0,
     state        TEXT    NOT NULL DEFAULT 'open'
-                 CHECK (state IN ('open', 'claimed', 'done', 'cancelled')),
+                 CHECK (state IN ('open', 'claimed', 'done', 'cancelled', 'parked')),
     owner        TEXT,
     claimed_at   REAL,
     heartbeat_at REAL,
@@ -20,6 +20,8 @@ CREATE TABLE lac_tasks (
 -- Only open tasks are queued: a claim takes its row out of this index.
 CREATE INDEX lac_tasks_queue ON lac_tasks (lane, priority DESC, created_at, id) WHERE state = 'open';
 CREATE INDEX lac_tasks_owner ON lac_tasks (owner, state);
+-- The keeper's sweep looks only at claims, oldest heartbeat first.
+CREATE INDEX lac_tasks_heartbeat ON lac_tasks (heartbeat_at) WHERE state = 'claimed';
 
 CREATE TABLE lac_task_deps (
     task_id    INTEGER NOT NULL REFERENCES lac_tasks (id),

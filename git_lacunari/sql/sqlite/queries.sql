@@ -143,6 +143,37 @@ UPDATE lac_tasks SET heartbeat_at = {{now}}
    AND (:ids IS NULL OR id IN (SELECT value FROM json_each(:ids)))
 RETURNING id
 
+-- name: stale_claims
+-- Claims silent for longer than their stale-after (or the board's).
+SELECT id, lane, owner, heartbeat_at, attempts, {{now}} - heartbeat_at AS silent_for
+  FROM lac_tasks
+ WHERE state = 'claimed' AND heartbeat_at + coalesce(stale_after, :default_stale) < {{now}}
+ ORDER BY heartbeat_at
+
+-- name: expire
+-- Back to the board, unless it heartbeat since the keeper looked.
+UPDATE lac_tasks
+   SET state = :state, owner = NULL, claimed_at = NULL, heartbeat_at = NULL, stale_after = NULL
+ WHERE id = :task_id AND state = 'claimed' AND owner = :owner AND heartbeat_at = :heartbeat_at
+RETURNING id
+
+-- name: get_setting
+SELECT value FROM lac_settings WHERE name = :name
+
+-- name: set_setting
+INSERT INTO lac_settings (name, value) VALUES (:name, :value)
+ON CONFLICT (name) DO UPDATE SET value = excluded.value
+
+-- name: notify_work
+-- PostgreSQL wakes `claim --next --wait`; SQLite waiters poll.
+SELECT 1
+
+-- name: park
+UPDATE lac_tasks
+   SET state = 'parked', owner = NULL, claimed_at = NULL, heartbeat_at = NULL, stale_after = NULL
+ WHERE id = :task_id AND state = 'claimed' AND owner = :owner
+RETURNING *
+
 -- name: insert_event
 INSERT INTO lac_events (at, task_id, agent, kind, detail)
 VALUES ({{now}}, :task_id, :agent, :kind, :detail)

@@ -1,0 +1,268 @@
+"""Keeping a fleet alive unattended: the keeper, and drainers that work a lane.
+
+Both are singletons across machines: one keeper per board, one drainer per
+lane, held with :meth:`Store.exclusive` (an OS file lock for SQLite, a
+session advisory lock on a dedicated connection for PostgreSQL), so a crashed
+holder never wedges anything: the kernel or the server lets go.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+
+from .board import Board
+from .durations import format_duration
+from .errors import BoardUnreachable, InvalidInput, LacError, Refused
+from .repo import Repo, git
+from .store import Exclusive
+
+Echo = Callable[[str], None]
+DEFAULT_MAX_ATTEMPTS = 3
+RECONNECT_FOR_S = 30.0
+
+
+def holder_text(board: Board) -> str:
+    return f"{board.agent} (pid {os.getpid()} on {socket.gethostname()})"
+
+
+def become_sole(
+    board: Board, name: str, *, wait: bool, poll: float, echo: Echo, what: str
+) -> Exclusive:
+    """Become the one ``name`` holder, waiting for it, or refuse at once."""
+    said = False
+    while True:
+        held = board.store.exclusive(name)
+        if held is not None:
+            board.record_holder(name, holder_text(board))
+            return held
+        holder = board.holder_of(name)
+        if not wait:
+            raise Refused(
+                "already_claimed",
+                f"{what} is already worked by {holder}",
+                holder=holder,
+                name=name,
+            )
+        if not said:
+            echo(f"git lac: waiting: {what} is worked by {holder}")
+            said = True
+        time.sleep(poll)
+
+
+# --- the keeper -----------------------------------------------------------------
+
+
+def run_keeper(
+    board: Board, *, once: bool, interval: float, stale_after: float | None, echo: Echo
+) -> list[dict[str, object]]:
+    held = become_sole(
+        board, "keeper", wait=not once, poll=interval, echo=echo, what="this board's keeper"
+    )
+    expired_all: list[dict[str, object]] = []
+    try:
+        while True:
+            for fact in board.sweep(stale_after):
+                echo(
+                    f"expired: task #{fact['task']} of {fact['previous_owner']}, silent "
+                    f"{format_duration(float(str(fact['silent_for'])))}; back on the board"
+                )
+                expired_all.append(fact)
+            if once:
+                return expired_all
+            time.sleep(interval)
+            if not held.alive():
+                raise BoardUnreachable("the keeper lost its hold on the board; exiting")
+    finally:
+        held.release()
+
+
+# --- drainers -----------------------------------------------------------------------
+
+
+@dataclass
+class DrainReport:
+    done: list[int] = field(default_factory=list)
+    failed: list[int] = field(default_factory=list)
+    parked: list[int] = field(default_factory=list)
+    stopped_by: str | None = None  # a signal name, when one ended the run
+
+
+class Heartbeat(threading.Thread):
+    """Refreshes one claim while its command runs, on a board of its own
+    (connections are not shared across threads); a failed beat is retried
+    at the next tick, which is what a flaky board needs."""
+
+    def __init__(self, open_board: Callable[[], Board], task_id: int, every: float) -> None:
+        super().__init__(daemon=True)
+        self.open_board, self.task_id, self.every = open_board, task_id, every
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        board: Board | None = None
+        while not self.stop.wait(self.every):
+            try:
+                board = board or self.open_board()
+                board.heartbeat([self.task_id])
+            except LacError:
+                board = None
+
+
+def task_worktree(repo: Repo, task_id: int) -> Path:
+    """A fresh linked worktree on branch ``lac/task-ID`` for one task."""
+    where = repo.common_dir / "lacunari" / "worktrees" / f"task-{task_id}"
+    if where.exists():
+        git("worktree", "remove", "--force", str(where), cwd=repo.toplevel)
+    git("worktree", "add", "-q", "-B", f"lac/task-{task_id}", str(where), "HEAD", cwd=repo.toplevel)
+    return where
+
+
+def _settle(board: Board, *, task_id: int, code: int, stopped: bool, max_attempts: int) -> str:
+    """What a finished run means for its claim; returns the task's new state."""
+    if stopped:
+        return board.release(task_id).state
+    if code == 0:
+        return board.done(task_id).state
+    return board.fail(task_id, exit_code=code, max_attempts=max_attempts).state
+
+
+def _retrying(
+    board: Board, open_board: Callable[[], Board], action: Callable[[Board], str], echo: Echo
+) -> str:
+    """Run ``action`` on ``board``, reconnecting while the board is unreachable
+    (a PostgreSQL connection can be cut under a long-running drainer)."""
+    deadline = time.monotonic() + RECONNECT_FOR_S
+    while True:
+        try:
+            return action(board)
+        except BoardUnreachable as exc:
+            if time.monotonic() > deadline:
+                raise BoardUnreachable(
+                    f"{exc.message}; gave up after {RECONNECT_FOR_S:.0f}s (the keeper will "
+                    "return the claim once it is stale)"
+                ) from None
+            echo(f"git lac: {exc.message}; reconnecting")
+            time.sleep(1.0)
+            try:
+                board = open_board()
+            except BoardUnreachable:
+                continue
+
+
+def drain(
+    open_board: Callable[[], Board],
+    repo: Repo,
+    *,
+    lane: str,
+    command: Sequence[str],
+    once: bool,
+    max_tasks: int | None,
+    worktree: bool,
+    max_attempts: int,
+    echo: Echo,
+) -> DrainReport:
+    if not command:
+        raise InvalidInput("drain needs a COMMAND to run for each task (after --)")
+    board = open_board()
+    held = become_sole(
+        board, f"drain:{lane}", wait=not once, poll=1.0, echo=echo, what=f"lane {lane!r}"
+    )
+    report = DrainReport()
+    child: list[subprocess.Popen[bytes]] = []
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        report.stopped_by = signal.Signals(signum).name
+        for proc in child:
+            proc.terminate()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        while report.stopped_by is None:
+            if max_tasks is not None and len(report.done) + len(report.failed) >= max_tasks:
+                break
+            try:
+                claim = board.claim_next(lane)
+            except Refused as refusal:
+                if refusal.reason == "not_found":
+                    echo(f"git lac: lane {lane!r} has no claimable task; done")
+                    break
+                raise
+            except BoardUnreachable:
+                board = open_board()  # one reconnect; a second failure ends the run
+                continue
+            task = claim.task
+            stale = task.stale_after or board.default_stale_after()
+            cwd = task_worktree(repo, task.id) if worktree else repo.toplevel
+            env = {
+                **os.environ,
+                "LAC_TASK_ID": str(task.id),
+                "LAC_TASK_TITLE": task.title,
+                "LAC_LANE": lane,
+                "LAC_AGENT": board.agent,
+                "LAC_TASK_PATHS": json.dumps([[lk.pattern, lk.mode] for lk in claim.locks]),
+            }
+            echo(f"git lac: task #{task.id} {task.title}: running {' '.join(command)}")
+            beat = Heartbeat(open_board, task.id, max(0.2, min(stale / 3, 60.0)))
+            beat.start()
+            try:
+                proc = subprocess.Popen(list(command), cwd=cwd, env=env)
+                child.append(proc)
+                code = proc.wait()
+            except OSError as exc:
+                echo(f"git lac: cannot run {command[0]}: {exc}")
+                code = 127
+            finally:
+                child.clear()
+                beat.stop.set()
+                beat.join()
+            state = _retrying(
+                board,
+                open_board,
+                functools.partial(
+                    _settle,
+                    task_id=task.id,
+                    code=code,
+                    stopped=report.stopped_by is not None,
+                    max_attempts=max_attempts,
+                ),
+                echo,
+            )
+            if report.stopped_by is not None:
+                echo(f"git lac: {report.stopped_by}: task #{task.id} released")
+                break
+            (report.done if code == 0 else report.failed).append(task.id)
+            if state == "parked":
+                report.parked.append(task.id)
+                echo(f"git lac: task #{task.id} failed {max_attempts} times: parked")
+            if once:
+                break
+            if not held.alive():
+                raise BoardUnreachable(f"lost the hold on lane {lane!r}; stopping")
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        held.release()
+    return report
+
+
+def max_attempts_of(repo: Repo) -> int:
+    raw = repo.get("lac.maxattempts")
+    if raw is None:
+        return DEFAULT_MAX_ATTEMPTS
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise InvalidInput(f"lac.maxAttempts is {raw!r}; give a positive whole number")
+    return value

@@ -1,0 +1,237 @@
+"""A fleet under fire: drainers over lanes, some killed with SIGKILL, a keeper.
+
+    python bench/fleet.py [--tasks 1000] [--drainers 16] [--lanes 4] [--kill 0.10]
+                          [--backends sqlite,postgres]
+
+Every task declares one write path out of a small shared pool, so tasks of
+different lanes contend for the same files. Each task's command records
+(path, agent, start, end) of its write. A controller keeps --drainers drainer
+processes alive (spread over the lanes; one works a lane at a time, the others
+wait for it), SIGKILLs a running one at random until --kill of the tasks have
+been hit, and restarts it; a keeper returns what the dead held. The run prints
+tasks per second, how many tasks completed (must be all, each done exactly
+once) and how many overlapping writes to one path by two agents it saw (must be 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+DEFAULT_DSN = os.environ.get("LAC_TEST_DSN", "postgresql://postgres@127.0.0.1:5432/test")
+STALE_AFTER = "1s"
+BASE_ENV = {
+    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+WRITER = """
+import os, sys, time
+path, log = os.environ["WRITE_PATH"], os.environ["FLEET_LOG"]
+start = time.time()
+with open(log, "a") as f:
+    f.write(f"start {os.environ['LAC_TASK_ID']} {path} {os.environ['LAC_AGENT']} {start}\\n")
+time.sleep(0.005)
+with open(log, "a") as f:
+    f.write(f"end {os.environ['LAC_TASK_ID']} {path} {os.environ['LAC_AGENT']} {time.time()}\\n")
+"""
+
+
+def lac(repo: Path, *args: str) -> str:
+    proc = subprocess.run(
+        [str(BIN / "git-lac"), *args],
+        cwd=repo,
+        env=BASE_ENV,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return proc.stdout
+
+
+def setup(backend: str, dsn: str, tasks: int, lanes: int, pool: int) -> tuple[Path, str | None]:
+    repo = Path(tempfile.mkdtemp(prefix="lac-fleet-"))
+    for args in (
+        ["init", "-q"],
+        [
+            "-c",
+            "user.email=f@example.com",
+            "-c",
+            "user.name=f",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "start",
+        ],
+    ):
+        subprocess.run(["git", *args], cwd=repo, check=True, env=BASE_ENV)
+    url = None
+    if backend == "postgres":
+        import psycopg
+
+        schema = "lac_fleet_" + uuid.uuid4().hex[:8]
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        sep = "&" if "?" in dsn else "?"
+        url = f"{dsn}{sep}options={quote(f'-csearch_path={schema}')}"
+    lac(repo, "init", *(["--url", url] if url else []), "--stale-after", STALE_AFTER)
+    sys.path.insert(0, str(ROOT))
+    from git_lacunari.board import Board
+    from git_lacunari.identity import Identity
+    from git_lacunari.repo import discover
+    from git_lacunari.store import open_store
+
+    store = open_store(url, discover(repo).common_dir)
+    board = Board(store, Identity("planner", "bench", (), "bench"))
+    rng = random.Random(7)
+    with store.write():
+        for n in range(tasks):
+            board.add_task(
+                f"task {n}",
+                lane=f"lane{n % lanes}",
+                writes=[f"shared/file{rng.randrange(pool)}.txt"],
+            )
+    store.close()
+    return repo, url
+
+
+def run(backend: str, args: argparse.Namespace) -> None:
+    repo, url = setup(backend, args.dsn, args.tasks, args.lanes, args.pool)
+    log = repo / "fleet.log"
+    writer = repo / "writer.py"
+    writer.write_text(WRITER)
+    rng = random.Random(11)
+    serial = iter(range(10**6))
+
+    agents: dict[str, subprocess.Popen[bytes]] = {}
+
+    def start_drainer(lane: str) -> subprocess.Popen[bytes]:
+        agent = f"drainer-{next(serial)}"
+        env = {**BASE_ENV, "LAC_AGENT": agent, "FLEET_LOG": str(log)}
+        # The command learns its path from LAC_TASK_PATHS, as a real one would.
+        script = (
+            'WRITE_PATH=$(python3 -c "import json,os; print(json.loads('
+            "os.environ['LAC_TASK_PATHS'])[0][0])\") exec "
+            f"{sys.executable} {writer}"
+        )
+        proc = subprocess.Popen(
+            [str(BIN / "git-lac"), "drain", "--lane", lane, "--", "sh", "-c", script],
+            cwd=repo,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        agents[agent] = proc
+        return proc
+
+    lanes = [f"lane{n}" for n in range(args.lanes)]
+    per_lane = max(1, args.drainers // args.lanes)
+    keeper = subprocess.Popen(
+        [str(BIN / "git-lac"), "keeper", "--interval", "0.25"],
+        cwd=repo,
+        env={**BASE_ENV, "LAC_AGENT": "keeper"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    fleet = {lane: [start_drainer(lane) for _ in range(per_lane)] for lane in lanes}
+    kills_wanted, kills = int(args.tasks * args.kill), 0
+    started = time.perf_counter()
+    deadline = started + args.timeout
+    done = 0
+    while time.perf_counter() < deadline:
+        time.sleep(0.05)
+        board_tasks = json.loads(lac(repo, "tasks", "--json", "--as", "observer"))["tasks"]
+        counts = Counter(t["state"] for t in board_tasks)
+        done = counts["done"]
+        if done == args.tasks:
+            break
+        for lane in lanes:  # keep the fleet at strength; drainers exit on an empty lane
+            fleet[lane] = [p for p in fleet[lane] if p.poll() is None]
+            while len(fleet[lane]) < per_lane:
+                fleet[lane].append(start_drainer(lane))
+        # Kill drainers in the middle of a task: the owners of live claims.
+        busy = [
+            agents[t["owner"]]
+            for t in board_tasks
+            if t["state"] == "claimed"
+            and t["owner"] in agents
+            and agents[t["owner"]].poll() is None
+        ]
+        if kills < kills_wanted and busy and rng.random() < 0.3:
+            victim = rng.choice(busy)
+            try:
+                os.killpg(victim.pid, signal.SIGKILL)
+                kills += 1
+            except ProcessLookupError:
+                pass
+    elapsed = time.perf_counter() - started
+    for proc in [keeper, *(p for ps in fleet.values() for p in ps)]:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+    events = json.loads(lac(repo, "log", "--json", "--as", "observer"))["events"]
+    done_counts = Counter(e["task_id"] for e in events if e["kind"] == "done")
+    expired = sum(1 for e in events if e["kind"] == "expired")
+    intervals: dict[str, list[tuple[float, float, str]]] = {}
+    starts: dict[tuple[str, str], tuple[str, float]] = {}
+    for line in log.read_text().splitlines():
+        kind, task, path, agent, at = line.split()
+        if kind == "start":
+            starts[task, agent] = (path, float(at))
+        else:
+            path, begun = starts.pop((task, agent))
+            intervals.setdefault(path, []).append((begun, float(at), agent))
+    overlaps = 0
+    for spans in intervals.values():
+        spans.sort()
+        for (_, end, agent), (begin, _, other) in zip(spans, spans[1:], strict=False):
+            if begin < end and agent != other:
+                overlaps += 1
+    print(
+        f"{backend:<9} {done / elapsed:>8.1f} tasks/s  {len(done_counts):>5}/{args.tasks} done"
+        f"  max done per task {max(done_counts.values(), default=0)}"
+        f"  kills {kills:>4}  expired {expired:>4}  overlapping writes {overlaps}"
+        f"  ({elapsed:.1f} s)",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=1000)
+    parser.add_argument("--drainers", type=int, default=16)
+    parser.add_argument("--lanes", type=int, default=4)
+    parser.add_argument("--pool", type=int, default=12, help="distinct write paths")
+    parser.add_argument("--kill", type=float, default=0.10, help="SIGKILLs, as a share of tasks")
+    parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--dsn", default=DEFAULT_DSN)
+    parser.add_argument("--backends", default="sqlite,postgres")
+    args = parser.parse_args()
+    print(
+        f"{args.tasks} tasks, {args.drainers} drainers over {args.lanes} lanes, "
+        f"{args.pool} shared write paths, stale-after {STALE_AFTER}, keeper every 0.25 s"
+    )
+    for backend in args.backends.split(","):
+        run(backend, args)
+
+
+if __name__ == "__main__":
+    main()

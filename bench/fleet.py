@@ -174,7 +174,9 @@ def run(backend: str, args: argparse.Namespace) -> None:
             and t["owner"] in agents
             and agents[t["owner"]].poll() is None
         ]
-        if kills < kills_wanted and busy and rng.random() < 0.3:
+        # Spread the kills over the run: keep up with the share of tasks done.
+        due = kills < kills_wanted and kills <= kills_wanted * done / args.tasks + 1
+        if due and busy:
             victim = rng.choice(busy)
             try:
                 os.killpg(victim.pid, signal.SIGKILL)

@@ -117,19 +117,28 @@ def _offline(policy: str, what: str, exc: BoardUnreachable) -> Outcome:
     )
 
 
-def guard_pre_commit(
-    repo: Repo, open_board: Callable[[], Board], echo: Callable[[str], None]
-) -> Outcome:
-    changed = staged_paths(repo)
+def _holdings(
+    repo: Repo, open_board: Callable[[], Board], changed: list[str], what: str
+) -> list[Holding] | Outcome:
+    """Other agents' locks on ``changed``, or the outcome when there is nothing
+    to refuse or the board cannot be asked (offline: a commit is let through
+    by default, a push refused)."""
     if not changed:
         return Outcome(EXIT_OK)
-    policy = offline_policy(repo, "warn")
+    policy = offline_policy(repo, "warn" if what == "commit" else "refuse")
     try:
         holdings = open_board().held_by_others(changed)
     except BoardUnreachable as exc:
-        return _offline(policy, "commit", exc)
-    if not holdings:
-        return Outcome(EXIT_OK)
+        return _offline(policy, what, exc)
+    return holdings or Outcome(EXIT_OK)
+
+
+def guard_pre_commit(
+    repo: Repo, open_board: Callable[[], Board], echo: Callable[[str], None]
+) -> Outcome:
+    holdings = _holdings(repo, open_board, staged_paths(repo), "commit")
+    if isinstance(holdings, Outcome):
+        return holdings
     now = time.time()
     paths = sorted({h.path for h in holdings})
     echo(f"git lac: commit refused: {len(paths)} staged path(s) held by another agent")
@@ -222,15 +231,9 @@ def guard_pre_push(
         for commit in commits
     ]
     changed = sorted({p for _, _, ps in by_commit for p in ps})
-    if not changed:
-        return Outcome(EXIT_OK)
-    policy = offline_policy(repo, "refuse")
-    try:
-        holdings = open_board().held_by_others(changed)
-    except BoardUnreachable as exc:
-        return _offline(policy, "push", exc)
-    if not holdings:
-        return Outcome(EXIT_OK)
+    holdings = _holdings(repo, open_board, changed, "push")
+    if isinstance(holdings, Outcome):
+        return holdings
     held: dict[str, list[Holding]] = {}
     for holding in holdings:
         held.setdefault(holding.path, []).append(holding)

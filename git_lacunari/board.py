@@ -715,19 +715,43 @@ class Board:
     def held_by_others(self, changed: Sequence[str]) -> list[Holding]:
         """Other agents' locks (read or write) covering any of these concrete,
         repo-relative paths: what the guards refuse. One indexed query."""
+        return [h for h in self.covering(changed) if h.lock.agent != self.agent]
+
+    def covering(self, changed: Sequence[str]) -> list[Holding]:
+        """Every lock, ours included, covering any of these concrete paths."""
         if not changed:
             return []
         keys = paths.covering_keys(changed)
         rows = self.store.all("covering_locks", keys=json.dumps(keys))
-        others = [
-            (Lock.from_row(r), r["task_heartbeat_at"]) for r in rows if r["agent"] != self.agent
-        ]
+        others = [(Lock.from_row(r), r["task_heartbeat_at"]) for r in rows]
         found: list[Holding] = []
         for path in changed:
             for lock, beat in others:
                 if paths.covers(lock.pattern, path, self.ignorecase):
                     found.append(Holding(path, lock, beat))
         return found
+
+    def lock_bases(self, changed: Sequence[str]) -> dict[str, str]:
+        """The blob each of these paths had when it was locked (newest lock wins)."""
+        if not changed:
+            return {}
+        rows = self.store.all("lock_bases", paths=json.dumps(list(changed)))
+        return {r["pattern"]: r["base_blob"] for r in rows}
+
+    def record_reconciled(self, ref: str, merged: Sequence[str], conflicts: Sequence[str]) -> None:
+        """A ``reconciled`` event for each task whose locked paths were merged."""
+        with self.store.write():
+            by_task: dict[int | None, list[str]] = {}
+            for holding in self.covering(merged):
+                by_task.setdefault(holding.lock.task_id, []).append(holding.path)
+            for task_id, task_paths in (by_task or {None: list(merged)}).items():
+                self._event(
+                    "reconciled",
+                    task_id,
+                    ref=ref,
+                    paths=sorted(set(task_paths)),
+                    conflicts=list(conflicts),
+                )
 
     def check(self, patterns: Sequence[str]) -> list[Conflict]:
         """May I write these? Every other agent's lock (read or write) in the way."""

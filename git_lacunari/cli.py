@@ -647,6 +647,57 @@ def drain(
         raise click.exceptions.Exit(128 + {"SIGINT": 2, "SIGTERM": 15}.get(report.stopped_by, 0))
 
 
+@cli.command(context_settings=CONTEXT)
+@click.argument("ref", metavar="REF")
+@click.option("--base", "base_rev", metavar="REV", help="Merge every file from this base commit.")
+@click.option(
+    "--dry-run", is_flag=True, help="Print the plan (action and base per file); write nothing."
+)
+@common
+def reconcile(
+    session: Session, as_json: bool, ref: str, base_rev: str | None, dry_run: bool
+) -> None:
+    """Bring REF (an offline branch, a peer's fetched branch) onto this worktree.
+
+    Per file: changed on one side only, that side is taken; changed on both,
+    `git merge-file` merges ours, base and theirs, where the base is --base,
+    else the blob recorded when the path was locked, else the merge base, else
+    (unrelated histories) the newest version both histories contain. Clean
+    merges are written and staged; conflicts keep their markers, stay unstaged
+    and make it exit 1. Nothing is written over a path another agent holds,
+    nor over uncommitted changes.
+    """
+    from .reconcile import reconcile as run_reconcile
+
+    # The board must answer: reconcile never writes a path it cannot prove free.
+    plans = run_reconcile(
+        session.repo,
+        session.board(),
+        ref,
+        base_rev=base_rev,
+        dry_run=dry_run,
+        echo=lambda line: click.echo(line, err=True),
+    )
+    conflicts = [p for p in plans if p.action == "conflict"]
+    counts: dict[str, int] = {}
+    for p in plans:
+        key = p.action if dry_run else (p.outcome or p.action)
+        counts[key] = counts.get(key, 0) + 1
+    lines = [
+        f"{(p.action if dry_run else p.outcome):<10} {p.path}  "
+        f"(base: {p.base_source}{' ' + p.base[:12] if p.base else ''}; {p.reason})"
+        for p in plans
+    ]
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to do"
+    emit(
+        as_json,
+        {"dry_run": dry_run, "files": [p.to_json() for p in plans], "counts": counts},
+        "\n".join([*lines, f"{'plan' if dry_run else 'reconciled'}: {summary}"]),
+    )
+    if conflicts and not dry_run:
+        raise click.exceptions.Exit(1)
+
+
 # --- the edge: one line and an exit code --------------------------------------
 
 NEGATIVE_NUMBER = re.compile(r"^-\d+$")

@@ -187,6 +187,12 @@ UPDATE lac_tasks
  WHERE id = :task_id AND state = 'claimed' AND owner = :owner
 RETURNING *
 
+-- name: lock_bases
+SELECT pattern, base_blob FROM lac_locks
+ WHERE base_blob IS NOT NULL
+   AND pattern = ANY (ARRAY(SELECT jsonb_array_elements_text(:paths::jsonb)))
+ ORDER BY acquired_at
+
 -- name: insert_event
 INSERT INTO lac_events (at, task_id, agent, kind, detail)
 VALUES ({{now}}, :task_id, :agent, :kind, :detail::jsonb)

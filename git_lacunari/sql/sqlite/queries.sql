@@ -174,6 +174,11 @@ UPDATE lac_tasks
  WHERE id = :task_id AND state = 'claimed' AND owner = :owner
 RETURNING *
 
+-- name: lock_bases
+SELECT pattern, base_blob FROM lac_locks
+ WHERE base_blob IS NOT NULL AND pattern IN (SELECT value FROM json_each(:paths))
+ ORDER BY acquired_at
+
 -- name: insert_event
 INSERT INTO lac_events (at, task_id, agent, kind, detail)
 VALUES ({{now}}, :task_id, :agent, :kind, :detail)

@@ -191,9 +191,22 @@ def _classify(path: str, o: Entry | None, t: Entry | None, b: str | None, source
     known = source != "none"  # some base exists (a blob, or a base tree without the path)
     if known and o_oid == b:
         item.action = "take" if t else "delete"
-        item.reason = "changed only on their side"
+        item.reason = (
+            "added on their side"
+            if o is None
+            else "deleted on their side"
+            if t is None
+            else "changed only on their side"
+        )
     elif known and t_oid == b:
-        item.action, item.reason = "keep", "changed only on our side"
+        item.action = "keep"
+        item.reason = (
+            "added on our side"
+            if t is None and b is None
+            else "deleted on our side"
+            if o is None
+            else "changed only on our side"
+        )
     elif o is None or t is None:
         if not known:  # nothing shows that the other side deleted it
             item.action = "take" if t else "keep"

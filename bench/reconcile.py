@@ -71,6 +71,34 @@ def timed(cmd: list[str], cwd: Path) -> float:
     return elapsed
 
 
+def merge_file_floor(files: int) -> float:
+    """What one `git merge-file` process per file costs by itself here: the
+    same number of bare runs on small files, as many at a time as cores."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    scratch = Path(tempfile.mkdtemp(prefix="lac-floor-"))
+    for name, edit in (("ours", {3: "us"}), ("base", {}), ("theirs", {25: "them"})):
+        (scratch / name).write_text(body(0, edit))
+
+    def one(_: int) -> None:
+        subprocess.call(
+            [
+                "git",
+                "merge-file",
+                "-p",
+                str(scratch / "ours"),
+                str(scratch / "base"),
+                str(scratch / "theirs"),
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        list(pool.map(one, range(files)))
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=1000)
@@ -92,10 +120,15 @@ def main() -> None:
         merged = (lac_clone / "pkg0" / "mod0.txt").read_text()
         assert "edited by us" in merged and "edited by them" in merged, "not merged"
     lac_s, git_s = statistics.median(ours), statistics.median(merges)
+    floor_s = merge_file_floor(args.files)
     print(f"{args.files} files edited on both sides (non-overlapping), median of {args.runs}")
     print(f"git lac reconcile  {lac_s:7.3f} s")
     print(f"git merge          {git_s:7.3f} s")
     print(f"ratio              {lac_s / git_s:7.2f}x  (target: within 3x)")
+    print(
+        f"floor              {floor_s:7.3f} s  = {floor_s / git_s:.2f}x git merge: "
+        f"{args.files} bare `git merge-file` runs alone, {os.cpu_count()} at a time"
+    )
 
 
 if __name__ == "__main__":

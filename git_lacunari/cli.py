@@ -1,9 +1,9 @@
 """The `git lac` command line: parse, call one board verb, render.
 
 Commands hold no SQL and no git plumbing. Every command takes ``--json``
-(exactly one JSON object on stdout; human text and warnings on stderr or, for
-human output, stdout) and ``--as NAME``. Errors are raised as LacError and
-turned into one line and an exit code by :func:`main`.
+(exactly one JSON object on stdout, messages on stderr) and ``--as NAME``.
+Errors are raised as LacError and turned into one line on stderr and an exit
+code by :func:`run`. The hooks' hot path skips this module (see entry.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-# --- session: the repo, who we are, the board ------------------------------
+# --- options every command shares ---------------------------------------------
 
 
 def common(func: F) -> F:

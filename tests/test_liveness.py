@@ -55,9 +55,9 @@ def kinds(lac: Lac, task_id: int) -> list[str]:
 def test_stale_claim_goes_back_with_history_and_attempts(boards: Boards) -> None:
     dana, keeper = boards("dana"), boards("keeper")
     task = dana.add_task("t", writes=["core/"])
-    dana.claim(task.id, stale_after=0.3)
+    dana.claim(task.id, stale_after=1.5)  # margins wide enough for a loaded CI machine
     assert keeper.sweep() == []
-    time.sleep(0.5)
+    time.sleep(1.8)
     (fact,) = keeper.sweep()
     assert (fact["task"], fact["previous_owner"], fact["attempts"], fact["locks"]) == (
         task.id,
@@ -65,7 +65,7 @@ def test_stale_claim_goes_back_with_history_and_attempts(boards: Boards) -> None
         1,
         ["core/"],
     )
-    assert float(str(fact["silent_for"])) >= 0.3
+    assert float(str(fact["silent_for"])) >= 1.5
     shown = keeper.show(task.id)
     assert (shown.state, shown.owner, shown.attempts, shown.locks) == ("open", None, 1, [])
     assert boards("erin").claim(task.id).task.attempts == 2
@@ -82,9 +82,9 @@ def test_stale_claim_goes_back_with_history_and_attempts(boards: Boards) -> None
 def test_heartbeat_keeps_a_claim_alive(boards: Boards) -> None:
     dana, keeper = boards("dana"), boards("keeper")
     task = dana.add_task("t")
-    dana.claim(task.id, stale_after=0.6)
-    for _ in range(4):
-        time.sleep(0.25)
+    dana.claim(task.id, stale_after=1.5)
+    for _ in range(6):
+        time.sleep(0.4)
         dana.heartbeat()
         assert keeper.sweep() == []
     assert keeper.show(task.id).owner == "dana"
@@ -92,11 +92,11 @@ def test_heartbeat_keeps_a_claim_alive(boards: Boards) -> None:
 
 def test_board_default_stale_after_and_stale_flag(boards: Boards) -> None:
     dana = boards("dana")
-    dana.set_default_stale_after(0.2)
+    dana.set_default_stale_after(1.5)
     task = dana.add_task("t")
     dana.claim(task.id)
     assert not dana.show(task.id).stale
-    time.sleep(0.35)
+    time.sleep(1.8)
     assert dana.show(task.id).stale and dana.tasks(state="claimed")[0].stale
     assert [f["task"] for f in boards("k").sweep()] == [task.id]
 
@@ -104,10 +104,10 @@ def test_board_default_stale_after_and_stale_flag(boards: Boards) -> None:
 def test_claim_next_sweeps_without_a_keeper(boards: Boards) -> None:
     dana, erin = boards("dana"), boards("erin")
     task = dana.add_task("t")
-    dana.claim(task.id, stale_after=0.2)
+    dana.claim(task.id, stale_after=1.5)
     with pytest.raises(Refused):
         erin.claim_next()  # not stale yet: nothing to claim
-    time.sleep(0.3)
+    time.sleep(1.8)
     late = boards("erin")  # a new process: it sweeps on its first claim
     assert late.claim_next().task.id == task.id
 

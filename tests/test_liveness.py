@@ -312,6 +312,7 @@ def _terminated_under_a_drainer(lac: Lac, repo: Path, tmp_path: Path, board_url:
         "PATH": BIN + os.pathsep + os.environ["PATH"],
         "LAC_AGENT": "sturdy",
         "NAP": "2",
+        "PGAPPNAME": "lac-sturdy-drainer",  # so only its connections are cut
     }
     drainer = subprocess.Popen(
         [str(Path(BIN) / "git-lac"), "drain", "--lane", "x", *cmd],
@@ -325,8 +326,8 @@ def _terminated_under_a_drainer(lac: Lac, repo: Path, tmp_path: Path, board_url:
     with psycopg.connect(board_url, autocommit=True) as conn:
         killed = conn.execute(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-            " WHERE pid <> pg_backend_pid() AND datname = current_database()"
-            " AND backend_type = 'client backend' AND query NOT ILIKE '%advisory_lock%'"
+            " WHERE application_name = 'lac-sturdy-drainer'"
+            " AND query NOT ILIKE '%advisory_lock%'"
         ).fetchone()
     assert killed is not None and killed[0] >= 1
     _, err = drainer.communicate(timeout=60)

@@ -21,9 +21,16 @@ Lac = Callable[..., Result]
 BIN = str(Path(sys.executable).parent)
 
 
-def spawn(repo: Path, *args: str, agent: str, **kw: object) -> subprocess.Popen[str]:
+def spawn(
+    repo: Path, *args: str, agent: str, env: dict[str, str] | None = None, **kw: object
+) -> subprocess.Popen[str]:
     """The git-lac process itself (not a `git` wrapper), so signals reach it."""
-    env = {**os.environ, "PATH": BIN + os.pathsep + os.environ["PATH"], "LAC_AGENT": agent}
+    env = {
+        **os.environ,
+        "PATH": BIN + os.pathsep + os.environ["PATH"],
+        "LAC_AGENT": agent,
+        **(env or {}),
+    }
     return subprocess.Popen(
         [str(Path(BIN) / "git-lac"), *args],
         cwd=repo,
@@ -220,18 +227,14 @@ def test_sigkill_mid_task_recovered_by_the_keeper(lac: Lac, repo: Path, tmp_path
     assert lac("init", "--stale-after", "1s").code == 0
     lac("task", "add", "crashy", "--lane", "x", "--write", "core/auth.py")
     log, cmd = drain_log(tmp_path)
-    env = {
-        **os.environ,
-        "PATH": BIN + os.pathsep + os.environ["PATH"],
-        "LAC_AGENT": "victim",
-        "NAP": "60",
-    }
-    victim = subprocess.Popen(
-        [str(Path(BIN) / "git-lac"), "drain", "--lane", "x", *cmd],
-        cwd=repo,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    victim = spawn(
+        repo,
+        "drain",
+        "--lane",
+        "x",
+        *cmd,
+        agent="victim",
+        env={"NAP": "60"},
         start_new_session=True,
     )
     wait_for(lambda: log.exists() and "start 1 victim" in log.read_text())
@@ -258,24 +261,10 @@ def test_one_drainer_per_lane_never_two_tasks_at_once(lac: Lac, repo: Path, tmp_
     for n in range(6):
         lac("task", "add", f"job {n}", "--lane", "solo")
     log, cmd = drain_log(tmp_path)
-    env = {"NAP": "0.2"}
-    procs = []
-    for name in ("d1", "d2"):
-        full = {
-            **os.environ,
-            "PATH": BIN + os.pathsep + os.environ["PATH"],
-            "LAC_AGENT": name,
-            **env,
-        }
-        procs.append(
-            subprocess.Popen(
-                [str(Path(BIN) / "git-lac"), "drain", "--lane", "solo", *cmd],
-                cwd=repo,
-                env=full,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-        )
+    procs = [
+        spawn(repo, "drain", "--lane", "solo", *cmd, agent=name, env={"NAP": "0.2"})
+        for name in ("d1", "d2")
+    ]
     wait_for(lambda: log.exists() and "start" in log.read_text())
     busy = lac("drain", "--lane", "solo", "--once", "--json", "--as", "d3", *cmd)
     assert busy.code == 1 and busy.json["refused"]["reason"] == "already_claimed"
@@ -307,21 +296,9 @@ def _terminated_under_a_drainer(lac: Lac, repo: Path, tmp_path: Path, board_url:
 
     lac("task", "add", "survive", "--lane", "x")
     log, cmd = drain_log(tmp_path)
-    env = {
-        **os.environ,
-        "PATH": BIN + os.pathsep + os.environ["PATH"],
-        "LAC_AGENT": "sturdy",
-        "NAP": "2",
-        "PGAPPNAME": "lac-sturdy-drainer",  # so only its connections are cut
-    }
-    drainer = subprocess.Popen(
-        [str(Path(BIN) / "git-lac"), "drain", "--lane", "x", *cmd],
-        cwd=repo,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    # PGAPPNAME marks the drainer's connections, so only they are cut.
+    extra = {"NAP": "2", "PGAPPNAME": "lac-sturdy-drainer"}
+    drainer = spawn(repo, "drain", "--lane", "x", *cmd, agent="sturdy", env=extra)
     wait_for(lambda: log.exists() and "start 1" in log.read_text())
     with psycopg.connect(board_url, autocommit=True) as conn:
         killed = conn.execute(

@@ -217,6 +217,8 @@ def drain(
             try:
                 proc = subprocess.Popen(list(command), cwd=cwd, env=env)
                 child.append(proc)
+                if report.stopped_by is not None:  # the signal came before the child existed
+                    proc.terminate()
                 code = proc.wait()
             except OSError as exc:
                 echo(f"git lac: cannot run {command[0]}: {exc}")

@@ -148,6 +148,21 @@ class Board:
             raise Refused("not_found", f"no task #{task_id} on this board", task=task_id)
         return task
 
+    def _not_ours(self, task: Task, hint: str = "") -> Refused:
+        return Refused(
+            "not_owner",
+            f"task #{task.id} is not claimed by {self.agent}{hint}",
+            task=task.id,
+            holder=task.owner,
+        )
+
+    def _require_own_claim(self, task_id: int, hint: str = "") -> Task:
+        """The task, if it is claimed by us; else refused as ``not_owner``."""
+        task = self._require_task(task_id)
+        if task.state != "claimed" or task.owner != self.agent:
+            raise self._not_ours(task, hint)
+        return task
+
     def _task_specs(self, task_id: int) -> list[PathSpec]:
         return [
             PathSpec(r["pattern"], r["mode"]) for r in self.store.all("task_paths", task_id=task_id)
@@ -491,13 +506,7 @@ class Board:
             refreshed = sorted(int(r["id"]) for r in rows)
             for task_id in ids:
                 if task_id not in refreshed:
-                    task = self._require_task(task_id)
-                    raise Refused(
-                        "not_owner",
-                        f"task #{task_id} is not claimed by {self.agent}",
-                        task=task_id,
-                        holder=task.owner,
-                    )
+                    raise self._not_ours(self._require_task(task_id))
             return refreshed
 
     # --- liveness -------------------------------------------------------------
@@ -563,14 +572,7 @@ class Board:
         event, or parked (visibly, state ``parked``) once it has failed
         ``max_attempts`` times."""
         with self.store.write():
-            task = self._require_task(task_id)
-            if task.state != "claimed" or task.owner != self.agent:
-                raise Refused(
-                    "not_owner",
-                    f"task #{task_id} is not claimed by {self.agent}",
-                    task=task_id,
-                    holder=task.owner,
-                )
+            task = self._require_own_claim(task_id)
             locks = [r["pattern"] for r in self.store.all("delete_task_locks", task_id=task_id)]
             self._event("failed", task_id, exit_code=exit_code, attempt=task.attempts, locks=locks)
             if task.attempts >= max_attempts:
@@ -661,14 +663,7 @@ class Board:
             task_id = validate_task_id(task_id)
         with self.store.write():
             if task_id is not None:
-                task = self._require_task(task_id)
-                if task.state != "claimed" or task.owner != self.agent:
-                    raise Refused(
-                        "not_owner",
-                        f"task #{task_id} is not claimed by {self.agent}; claim it first",
-                        task=task_id,
-                        holder=task.owner,
-                    )
+                self._require_own_claim(task_id, "; claim it first")
             locks = self._grant(specs, task_id)
             self._event("locked", task_id, paths=[[lk.pattern, lk.mode] for lk in locks])
             return locks
@@ -692,14 +687,7 @@ class Board:
     def unlock_task(self, task_id: int) -> list[Lock]:
         task_id = validate_task_id(task_id)
         with self.store.write():
-            task = self._require_task(task_id)
-            if task.owner != self.agent:
-                raise Refused(
-                    "not_owner",
-                    f"task #{task_id} is not claimed by {self.agent}",
-                    task=task_id,
-                    holder=task.owner,
-                )
+            self._require_own_claim(task_id)
             freed = [Lock.from_row(r) for r in self.store.all("delete_task_locks", task_id=task_id)]
             self._event("unlocked", task_id, paths=[lk.pattern for lk in freed])
             return freed

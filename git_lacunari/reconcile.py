@@ -135,7 +135,7 @@ def is_binary(data: bytes) -> bool:
 
 def plan(
     repo: Repo, ref: str, *, base_rev: str | None, lock_bases: Callable[[list[str]], dict[str, str]]
-) -> tuple[str, list[FilePlan]]:
+) -> list[FilePlan]:
     theirs_commit = _commit(repo, ref, "REF")
     base_commit = _commit(repo, base_rev, "--base") if base_rev else None
     ours_commit = _commit(repo, "HEAD", "HEAD")
@@ -182,7 +182,7 @@ def plan(
         else:
             b, source = None, "none"
         plans.append(_classify(path, o, t, b, source))
-    return theirs_commit, plans
+    return plans
 
 
 def _classify(path: str, o: Entry | None, t: Entry | None, b: str | None, source: str) -> FilePlan:
@@ -346,7 +346,7 @@ def reconcile(
     dry_run: bool,
     echo: Callable[[str], None],
 ) -> list[FilePlan]:
-    _theirs, plans = plan(repo, ref, base_rev=base_rev, lock_bases=board.lock_bases)
+    plans = plan(repo, ref, base_rev=base_rev, lock_bases=board.lock_bases)
     merge_texts(repo, plans, echo, ref)
     if dry_run:
         return plans

@@ -6,7 +6,11 @@ them up so every round really is simultaneous.
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
+import os
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -183,12 +187,7 @@ def test_cli_processes_race_for_one_task(repo: Path, board_url: str | None) -> N
     init = ["init"] + (["--url", board_url] if board_url else [])
     assert lac_process(repo, *init).code == 0
     assert lac_process(repo, "task", "add", "contested").code == 0
-    import subprocess
-    import sys
-
     env_path = str(Path(sys.executable).parent)
-    import os
-
     env = {**os.environ, "PATH": env_path + os.pathsep + os.environ["PATH"]}
     procs = [
         subprocess.Popen(
@@ -204,8 +203,6 @@ def test_cli_processes_race_for_one_task(repo: Path, board_url: str | None) -> N
     outputs = [(p.wait(), p.communicate()[0]) for p in procs]
     codes = Counter(code for code, _ in outputs)
     assert codes == Counter({0: 1, 1: 9}), outputs
-    import json
-
     winner = next(json.loads(out)["task"]["owner"] for code, out in outputs if code == 0)
     for code, out in outputs:
         if code == 1:

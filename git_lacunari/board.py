@@ -3,7 +3,8 @@
 Every rule that decides who may do what lives in SQL of its dialect
 (``lac_claimable`` and its SQLite twin) or here, once: the claiming UPDATE is
 the only way a task becomes claimed, and :meth:`Board._grant` is the only
-way a lock is granted.
+way a lock is granted. Refusals are raised as the typed reasons of
+:mod:`git_lacunari.errors`; times come from the board's clock (:meth:`Board.now`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import paths
-from .errors import InvalidInput, Refused
+from .errors import (
+    AlreadyClaimed,
+    InvalidInput,
+    MissingCapability,
+    NotFound,
+    NotOpen,
+    NotOwner,
+    PathLocked,
+    Refused,
+    UnmetDependency,
+)
 from .identity import Identity, validate_name
 from .model import (
     DEFAULT_LANE,
@@ -23,9 +34,12 @@ from .model import (
     STATES,
     Conflict,
     Event,
+    EventKind,
     Lock,
+    LockMode,
     PathSpec,
     Task,
+    TaskState,
 )
 from .store import Store
 
@@ -74,15 +88,6 @@ def validate_body(body: str) -> str:
 
 
 @dataclass
-class Holding:
-    """A changed path covered by another agent's lock."""
-
-    path: str
-    lock: Lock
-    heartbeat_at: float | None  # of the lock's claim; None for a lock without a task
-
-
-@dataclass
 class Claim:
     task: Task
     locks: list[Lock]
@@ -115,14 +120,20 @@ class Board:
 
     def specs(self, writes: Iterable[str] = (), reads: Iterable[str] = ()) -> list[PathSpec]:
         """Validated, de-duplicated path specs; a pattern both read and written is a write."""
-        found: dict[str, str] = {}
+        found: dict[str, LockMode] = {}
         for pattern in reads:
-            found.setdefault(self.normalize(pattern), "r")
+            found.setdefault(self.normalize(pattern), LockMode.READ)
         for pattern in writes:
-            found[self.normalize(pattern)] = "w"
+            found[self.normalize(pattern)] = LockMode.WRITE
         return [PathSpec(p, m) for p, m in found.items()]
 
-    def _event(self, kind: str, task_id: int | None, **detail: Any) -> None:
+    def now(self) -> float:
+        """The board's clock (the store's): every age and every staleness is
+        measured against it, never against this machine's clock."""
+        row = self.store.one("now_value")
+        return float(row["now"]) if row else 0.0
+
+    def _event(self, kind: EventKind, task_id: int | None, **detail: Any) -> None:
         self.store.run(
             "insert_event",
             task_id=task_id,
@@ -145,27 +156,23 @@ class Board:
     def _require_task(self, task_id: int) -> Task:
         task = self._task_row(task_id)
         if task is None:
-            raise Refused("not_found", f"no task #{task_id} on this board", task=task_id)
+            raise NotFound(task=task_id)
         return task
 
-    def _not_ours(self, task: Task, hint: str = "") -> Refused:
-        return Refused(
-            "not_owner",
-            f"task #{task.id} is not claimed by {self.agent}{hint}",
-            task=task.id,
-            holder=task.owner,
-        )
+    def _not_ours(self, task: Task, advice: str = "") -> Refused:
+        return NotOwner(agent=self.agent, task=task.id, holder=task.owner, advice=advice)
 
-    def _require_own_claim(self, task_id: int, hint: str = "") -> Task:
+    def _require_own_claim(self, task_id: int, advice: str = "") -> Task:
         """The task, if it is claimed by us; else refused as ``not_owner``."""
         task = self._require_task(task_id)
-        if task.state != "claimed" or task.owner != self.agent:
-            raise self._not_ours(task, hint)
+        if task.state != TaskState.CLAIMED or task.owner != self.agent:
+            raise self._not_ours(task, advice)
         return task
 
     def _task_specs(self, task_id: int) -> list[PathSpec]:
         return [
-            PathSpec(r["pattern"], r["mode"]) for r in self.store.all("task_paths", task_id=task_id)
+            PathSpec(r["pattern"], LockMode.stored(r["mode"]))
+            for r in self.store.all("task_paths", task_id=task_id)
         ]
 
     # --- tasks --------------------------------------------------------------
@@ -205,11 +212,11 @@ class Board:
                 self.store.run("insert_dep", task_id=task_id, depends_on=dep)
             for spec in specs:
                 self.store.run(
-                    "insert_task_path", task_id=task_id, pattern=spec.pattern, mode=spec.mode
+                    "insert_task_path", task_id=task_id, pattern=spec.pattern, mode=spec.mode.code
                 )
             self.store.one("notify_work", lane=lane)
             self._event(
-                "created",
+                EventKind.CREATED,
                 task_id,
                 title=title,
                 lane=lane,
@@ -245,20 +252,25 @@ class Board:
                 )
             for dep in dep_ids:
                 self.store.run("insert_dep", task_id=task_id, depends_on=dep)
-            self._event("depends", task_id, after=dep_ids)
+            self._event(EventKind.DEPENDS, task_id, after=dep_ids)
             return self.show(task_id)
 
-    def show(self, task_id: int) -> Task:
+    def show(self, task_id: int, *, now: float | None = None) -> Task:
         task_id = validate_task_id(task_id)
         with self.store.read():
             task = self._require_task(task_id)
             task.depends_on = [dict(r) for r in self.store.all("task_deps", task_id=task_id)]
             task.paths = self._task_specs(task_id)
             task.locks = [Lock.from_row(r) for r in self.store.all("task_locks", task_id=task_id)]
-            return self.mark_stale([task])[0]
+            return self.mark_stale([task], now)[0]
 
     def tasks(
-        self, *, state: str | None = None, lane: str | None = None, mine: bool = False
+        self,
+        *,
+        state: str | None = None,
+        lane: str | None = None,
+        mine: bool = False,
+        now: float | None = None,
     ) -> list[Task]:
         if state is not None and state not in STATES:
             raise InvalidInput(f"unknown state {state!r}: one of {', '.join(STATES)}")
@@ -267,7 +279,7 @@ class Board:
         rows = self.store.all(
             "list_tasks", state=state, lane=lane, owner=self.agent if mine else None
         )
-        return self.mark_stale([Task.from_row(r) for r in rows])
+        return self.mark_stale([Task.from_row(r) for r in rows], now)
 
     def log(self, task_id: int | None = None) -> list[Event]:
         if task_id is not None:
@@ -285,36 +297,20 @@ class Board:
         """Looked up only after the claiming UPDATE came back empty."""
         task = self._task_row(task_id)
         if task is None:
-            return Refused("not_found", f"no task #{task_id} on this board", task=task_id)
-        if task.state == "claimed":
-            return Refused(
-                "already_claimed",
-                f"task #{task_id} is already claimed by {task.owner}",
-                task=task_id,
-                holder=task.owner,
-            )
-        if task.state != "open":
-            return Refused(
-                "not_open", f"task #{task_id} is {task.state}", task=task_id, state=task.state
-            )
+            return NotFound(task=task_id)
+        if task.state == TaskState.CLAIMED:
+            return AlreadyClaimed(task=task_id, holder=task.owner)
+        if task.state != TaskState.OPEN:
+            return NotOpen(task=task_id, state=task.state)
         for dep in self.store.all("task_deps", task_id=task_id):
-            if dep["state"] != "done":
-                return Refused(
-                    "unmet_dependency",
-                    f"task #{task_id} waits on task #{dep['id']} ({dep['state']})",
-                    task=task_id,
-                    dependency=int(dep["id"]),
-                    dependency_state=dep["state"],
+            if dep["state"] != TaskState.DONE:
+                return UnmetDependency(
+                    task=task_id, dependency=int(dep["id"]), dependency_state=dep["state"]
                 )
         for cap in task.needs:
             if cap not in self.identity.capabilities:
-                return Refused(
-                    "missing_capability",
-                    f"task #{task_id} needs capability {cap!r}, which {self.agent} lacks",
-                    task=task_id,
-                    capability=cap,
-                )
-        return Refused("not_open", f"task #{task_id} could not be claimed", task=task_id)
+                return MissingCapability(task=task_id, capability=cap, agent=self.agent)
+        return NotOpen(task=task_id, state=task.state, advice="it could not be claimed")
 
     def claim(
         self,
@@ -335,7 +331,11 @@ class Board:
             if row is not None:
                 return self._finish_claim(row, extra, again=False)
             current = self.store.one("get_task", task_id=task_id)
-            if current is None or current["state"] != "claimed" or current["owner"] != self.agent:
+            if (
+                current is None
+                or current["state"] != TaskState.CLAIMED
+                or current["owner"] != self.agent
+            ):
                 raise self._why_not_claimable(task_id)
             # Our own claim: claiming it again is a harmless retry.
             self.store.run("heartbeat", agent=self.agent, ids=json.dumps([task_id]))
@@ -346,14 +346,14 @@ class Board:
         task = Task.from_row(row)
         for spec in extra:
             self.store.run(
-                "insert_task_path", task_id=task.id, pattern=spec.pattern, mode=spec.mode
+                "insert_task_path", task_id=task.id, pattern=spec.pattern, mode=spec.mode.code
             )
         locks: list[Lock] = []
         if row["has_paths"] or extra:
             task.paths = self._task_specs(task.id)
             locks = self._grant(task.paths, task.id)
         if locks and not again:  # the claiming statement recorded the claim
-            self._event("locked", task.id, paths=[[lk.pattern, lk.mode] for lk in locks])
+            self._event(EventKind.LOCKED, task.id, paths=[[lk.pattern, lk.mode] for lk in locks])
         task.locks = locks
         return Claim(task, locks, again)
 
@@ -372,9 +372,9 @@ class Board:
         while True:
             try:
                 return self._claim_next_once(lane, writes, reads, stale_after)
-            except Refused as refusal:
+            except NotFound:
                 left = deadline - time.monotonic()
-                if refusal.reason != "not_found" or left <= 0:
+                if left <= 0:
                     raise
                 self.store.wait_for_work(left)
 
@@ -416,13 +416,7 @@ class Board:
                     skipped.append(task_id)
                     continue
                 return self._finish_claim(row, extra, again=False)
-        blocked = f"; {len(skipped)} claimable task(s) wait on held paths" if skipped else ""
-        raise Refused(
-            "not_found",
-            f"no claimable task in lane {lane!r}{blocked}",
-            lane=lane,
-            blocked_by_paths=skipped,
-        )
+        raise NotFound(lane=lane, blocked=skipped)
 
     def release(self, task_id: int, *, force: bool = False, reason: str | None = None) -> Task:
         task_id = validate_task_id(task_id)
@@ -430,31 +424,20 @@ class Board:
             raise InvalidInput("--force needs --reason TEXT: say why for the history")
         with self.store.write():
             task = self._require_task(task_id)
-            if task.state != "claimed":
-                raise Refused(
-                    "not_open",
-                    f"task #{task_id} is {task.state}, not claimed",
-                    task=task_id,
-                    state=task.state,
-                )
+            if task.state != TaskState.CLAIMED:
+                raise NotOpen(task=task_id, state=task.state, advice="only a claim is released")
             if task.owner != self.agent and not force:
-                raise Refused(
-                    "not_owner",
-                    f"task #{task_id} is claimed by {task.owner}, not {self.agent} "
-                    "(--force --reason TEXT releases it anyway)",
-                    task=task_id,
-                    holder=task.owner,
-                )
+                raise self._not_ours(task, "--force --reason TEXT releases it anyway")
             if self.store.one("release", task_id=task_id, owner=task.owner) is None:
                 raise self._why_not_claimable(task_id)
             locks = self.store.all("delete_task_locks", task_id=task_id)
             freed = [r["pattern"] for r in locks]
             self.store.one("notify_work", lane=task.lane)
             if task.owner == self.agent:
-                self._event("released", task_id, locks=freed)
+                self._event(EventKind.RELEASED, task_id, locks=freed)
             else:
                 self._event(
-                    "force_released",
+                    EventKind.FORCE_RELEASED,
                     task_id,
                     previous_owner=task.owner,
                     reason=reason,
@@ -467,21 +450,13 @@ class Board:
         with self.store.write():
             if self.store.one("done", task_id=task_id, agent=self.agent) is None:
                 task = self._require_task(task_id)
-                if task.state == "claimed":
-                    raise Refused(
-                        "not_owner",
-                        f"task #{task_id} is claimed by {task.owner}, not {self.agent}",
-                        task=task_id,
-                        holder=task.owner,
-                    )
-                raise Refused(
-                    "not_open",
-                    f"task #{task_id} is {task.state}; claim it before marking it done",
-                    task=task_id,
-                    state=task.state,
+                if task.state == TaskState.CLAIMED:
+                    raise self._not_ours(task)
+                raise NotOpen(
+                    task=task_id, state=task.state, advice="claim it before marking it done"
                 )
             locks = self.store.all("delete_task_locks", task_id=task_id)
-            self._event("done", task_id, locks=[r["pattern"] for r in locks])
+            self._event(EventKind.DONE, task_id, locks=[r["pattern"] for r in locks])
             return self._require_task(task_id)
 
     def touch(self) -> None:
@@ -519,14 +494,14 @@ class Board:
         with self.store.write():
             self.store.run("set_setting", name="stale_after", value=repr(float(seconds)))
 
-    def mark_stale(self, tasks: list[Task]) -> list[Task]:
-        """Set ``stale`` on claims silent longer than their stale-after."""
-        if any(t.state == "claimed" for t in tasks):
+    def mark_stale(self, tasks: list[Task], now: float | None = None) -> list[Task]:
+        """Set ``stale`` on claims silent longer than their stale-after, at
+        ``now`` on the board's clock (read from the store when not given)."""
+        if any(t.state == TaskState.CLAIMED for t in tasks):
             default = self.default_stale_after()
-            row = self.store.one("now_value")
-            now = float(row["now"]) if row else 0.0
+            now = self.now() if now is None else now
             for task in tasks:
-                if task.state == "claimed" and task.heartbeat_at is not None:
+                if task.state == TaskState.CLAIMED and task.heartbeat_at is not None:
                     task.stale = now - task.heartbeat_at > (task.stale_after or default)
         return tasks
 
@@ -540,7 +515,7 @@ class Board:
                 task_id = int(row["id"])
                 if not self.store.one(
                     "expire",
-                    state="open",
+                    state=TaskState.OPEN,
                     task_id=task_id,
                     owner=row["owner"],
                     heartbeat_at=row["heartbeat_at"],
@@ -554,7 +529,9 @@ class Board:
                     "attempts": int(row["attempts"]),
                     "locks": locks,
                 }
-                self._event("expired", task_id, **{k: v for k, v in fact.items() if k != "task"})
+                self._event(
+                    EventKind.EXPIRED, task_id, **{k: v for k, v in fact.items() if k != "task"}
+                )
                 self.store.one("notify_work", lane=row["lane"])
                 expired.append(fact)
         self._last_sweep = time.monotonic()
@@ -567,17 +544,20 @@ class Board:
         if time.monotonic() - self._last_sweep >= SWEEP_EVERY_S:
             self.sweep()
 
-    def fail(self, task_id: int, *, exit_code: int, max_attempts: int) -> Task:
+    def fail(self, task_id: int, *, status: int, max_attempts: int) -> Task:
         """A run of our claim failed: back on the board with a ``failed``
         event, or parked (visibly, state ``parked``) once it has failed
-        ``max_attempts`` times."""
+        ``max_attempts`` times. ``status`` is the command's exit status."""
         with self.store.write():
             task = self._require_own_claim(task_id)
             locks = [r["pattern"] for r in self.store.all("delete_task_locks", task_id=task_id)]
-            self._event("failed", task_id, exit_code=exit_code, attempt=task.attempts, locks=locks)
+            detail = {"exit_code": status, "attempt": task.attempts, "locks": locks}
+            self._event(EventKind.FAILED, task_id, **detail)
             if task.attempts >= max_attempts:
                 self.store.one("park", task_id=task_id, owner=self.agent)
-                self._event("parked", task_id, attempts=task.attempts, max_attempts=max_attempts)
+                self._event(
+                    EventKind.PARKED, task_id, attempts=task.attempts, max_attempts=max_attempts
+                )
             else:
                 self.store.one("release", task_id=task_id, owner=self.agent)
                 self.store.one("notify_work", lane=task.lane)
@@ -602,10 +582,11 @@ class Board:
             )
             for row in rows:
                 lock = Lock.from_row(row)
-                if lock.agent == self.agent or (spec.mode == "r" and lock.mode == "r"):
+                both_read = spec.mode == LockMode.READ and lock.mode == LockMode.READ
+                if lock.agent == self.agent or both_read:
                     continue
                 if paths.overlap(lock.pattern, spec.pattern, self.ignorecase):
-                    found.append(Conflict(spec.pattern, spec.mode, lock))
+                    found.append(Conflict(spec.pattern, lock, wanted=spec.mode))
         return found
 
     def _serialize_grants(self) -> None:
@@ -618,13 +599,7 @@ class Board:
         self._serialize_grants()
         conflicts = self._conflicts(wanted)
         if conflicts:
-            first = conflicts[0]
-            raise Refused(
-                "path_locked",
-                "; ".join(dict.fromkeys(c.message for c in conflicts)),
-                **first.to_json(),
-                conflicts=[c.to_json() for c in conflicts],
-            )
+            raise PathLocked(conflicts)
         mine = {
             (lk.pattern, lk.task_id): lk
             for lk in (Lock.from_row(r) for r in self.store.all("list_locks", agent=self.agent))
@@ -635,16 +610,16 @@ class Board:
         for spec in wanted:
             held = mine.get((spec.pattern, task_id))
             if held is not None:
-                if held.mode == "r" and spec.mode == "w":
+                if held.mode == LockMode.READ and spec.mode == LockMode.WRITE:
                     self.store.run("upgrade_lock", lock_id=held.id)
-                    held.mode = "w"
+                    held.mode = LockMode.WRITE
                 granted.append(held)
                 continue
             row = self.store.one(
                 "insert_lock",
                 pattern=spec.pattern,
                 key=paths.index_key(spec.pattern),
-                mode=spec.mode,
+                mode=spec.mode.code,
                 agent=self.agent,
                 task_id=task_id,
                 base_blob=blobs.get(spec.pattern.rstrip("/")),
@@ -654,18 +629,23 @@ class Board:
         return granted
 
     def lock(
-        self, patterns: Sequence[str], *, mode: str = "w", task_id: int | None = None
+        self,
+        patterns: Sequence[str],
+        *,
+        mode: LockMode = LockMode.WRITE,
+        task_id: int | None = None,
     ) -> list[Lock]:
         if not patterns:
             raise InvalidInput("name at least one path pattern to lock")
-        specs = self.specs(patterns, ()) if mode == "w" else self.specs((), patterns)
+        mode = LockMode(mode)  # one spelling: a stray 'r' fails here, loudly
+        specs = self.specs(patterns, ()) if mode == LockMode.WRITE else self.specs((), patterns)
         if task_id is not None:
             task_id = validate_task_id(task_id)
         with self.store.write():
             if task_id is not None:
-                self._require_own_claim(task_id, "; claim it first")
+                self._require_own_claim(task_id, "claim it first")
             locks = self._grant(specs, task_id)
-            self._event("locked", task_id, paths=[[lk.pattern, lk.mode] for lk in locks])
+            self._event(EventKind.LOCKED, task_id, paths=[[lk.pattern, lk.mode] for lk in locks])
             return locks
 
     def unlock(self, patterns: Sequence[str]) -> list[Lock]:
@@ -677,11 +657,9 @@ class Board:
             for pattern in wanted:
                 rows = self.store.all("delete_agent_lock", agent=self.agent, pattern=pattern)
                 if not rows:
-                    raise Refused(
-                        "not_owner", f"{self.agent} holds no lock on {pattern}", path=pattern
-                    )
+                    raise NotOwner(agent=self.agent, path=pattern)
                 freed.extend(Lock.from_row(r) for r in rows)
-            self._event("unlocked", None, paths=[lk.pattern for lk in freed])
+            self._event(EventKind.UNLOCKED, None, paths=[lk.pattern for lk in freed])
             return freed
 
     def unlock_task(self, task_id: int) -> list[Lock]:
@@ -689,7 +667,7 @@ class Board:
         with self.store.write():
             self._require_own_claim(task_id)
             freed = [Lock.from_row(r) for r in self.store.all("delete_task_locks", task_id=task_id)]
-            self._event("unlocked", task_id, paths=[lk.pattern for lk in freed])
+            self._event(EventKind.UNLOCKED, task_id, paths=[lk.pattern for lk in freed])
             return freed
 
     def locks(self, *, mine: bool = False, path: str | None = None) -> list[Lock]:
@@ -700,23 +678,23 @@ class Board:
             found = [lk for lk in found if paths.overlap(lk.pattern, wanted, self.ignorecase)]
         return found
 
-    def held_by_others(self, changed: Sequence[str]) -> list[Holding]:
+    def held_by_others(self, changed: Sequence[str]) -> list[Conflict]:
         """Other agents' locks (read or write) covering any of these concrete,
         repo-relative paths: what the guards refuse. One indexed query."""
         return [h for h in self.covering(changed) if h.lock.agent != self.agent]
 
-    def covering(self, changed: Sequence[str]) -> list[Holding]:
+    def covering(self, changed: Sequence[str]) -> list[Conflict]:
         """Every lock, ours included, covering any of these concrete paths."""
         if not changed:
             return []
         keys = paths.covering_keys(changed)
         rows = self.store.all("covering_locks", keys=json.dumps(keys))
         others = [(Lock.from_row(r), r["task_heartbeat_at"]) for r in rows]
-        found: list[Holding] = []
+        found: list[Conflict] = []
         for path in changed:
             for lock, beat in others:
                 if paths.covers(lock.pattern, path, self.ignorecase):
-                    found.append(Holding(path, lock, beat))
+                    found.append(Conflict(path, lock, heartbeat_at=beat))
         return found
 
     def lock_bases(self, changed: Sequence[str]) -> dict[str, str]:
@@ -734,7 +712,7 @@ class Board:
                 by_task.setdefault(holding.lock.task_id, []).append(holding.path)
             for task_id, task_paths in (by_task or {None: list(merged)}).items():
                 self._event(
-                    "reconciled",
+                    EventKind.RECONCILED,
                     task_id,
                     ref=ref,
                     paths=sorted(set(task_paths)),

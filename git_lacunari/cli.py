@@ -1,9 +1,11 @@
-"""The `git lac` command line: parse, call one board verb, render.
+"""The `git lac` command line: parse, call one board verb, return its Result.
 
-Commands hold no SQL and no git plumbing. Every command takes ``--json``
-(exactly one JSON object on stdout, messages on stderr) and ``--as NAME``.
-Errors are raised as LacError and turned into one line on stderr and an exit
-code by :func:`run`. The hooks' hot path skips this module (see entry.py).
+Commands hold no SQL and no git plumbing, print nothing of their own and pick
+no exit code: each returns an :class:`~git_lacunari.edge.Result` (or raises a
+LacError), and :func:`run` hands it to the one edge, which renders it (human
+text, or with ``--json`` one JSON object) and chooses the exit code. Every
+command takes ``--json`` and ``--as NAME``. The hooks' hot path skips this
+module (see entry.py) but ends at the same edge.
 """
 
 from __future__ import annotations
@@ -11,19 +13,19 @@ from __future__ import annotations
 import functools
 import json
 import re
-import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
 
-from . import __version__
+from . import __version__, edge
 from .board import Claim
 from .durations import format_duration, parse_duration
-from .errors import EXIT_REFUSED, EXIT_USAGE, InvalidInput, LacError, Refused
+from .edge import Result
+from .errors import BadUsage, InvalidInput, PathLocked
 from .guard import run_guard
-from .model import STATES, Conflict, Event, Lock, Task
+from .model import STATES, Event, Lock, LockMode, Task, TaskState
 from .session import Session
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -53,16 +55,19 @@ def common(func: F) -> F:
 
 
 def emit(as_json: bool, data: dict[str, Any], human: str) -> None:
+    """Print for itself: only the reconcile command's body still does, until
+    it returns a Result like every other command."""
     if as_json:
         click.echo(json.dumps({"ok": True, **data}, sort_keys=True))
     elif human:
         click.echo(human)
 
 
-def ago(then: float | None, now: float | None = None) -> str:
+def ago(then: float | None, now: float) -> str:
+    """How long ago ``then`` was, both on the board's clock (Board.now)."""
     if then is None:
         return "-"
-    return format_duration((now or time.time()) - then) + " ago"
+    return format_duration(now - then) + " ago"
 
 
 def parse_stale(text: str | None) -> float | None:
@@ -72,9 +77,9 @@ def parse_stale(text: str | None) -> float | None:
 # --- rendering ---------------------------------------------------------------
 
 
-def task_line(task: Task) -> str:
+def task_line(task: Task, now: float) -> str:
     owner = task.owner or "-"
-    beat = f"  heartbeat {ago(task.heartbeat_at)}" if task.state == "claimed" else ""
+    beat = f"  heartbeat {ago(task.heartbeat_at, now)}" if task.state == TaskState.CLAIMED else ""
     if task.stale:
         beat += "  STALE"
     return (
@@ -83,33 +88,30 @@ def task_line(task: Task) -> str:
     )
 
 
-def lock_line(lock: Lock) -> str:
-    mode = "write" if lock.mode == "w" else "read "
-    return (
-        f"{mode}  {lock.pattern:<30} {lock.agent:<16} {lock.where}  since {ago(lock.acquired_at)}"
-    )
+def lock_line(lock: Lock, now: float) -> str:
+    since = ago(lock.acquired_at, now)
+    return f"{lock.mode:<5}  {lock.pattern:<30} {lock.agent:<16} {lock.where}  since {since}"
 
 
-def show_text(task: Task) -> str:
+def show_text(task: Task, now: float) -> str:
     lines = [
         f"task #{task.id}: {task.title}",
         f"  state     {task.state}" + (f" by {task.owner}" if task.owner else ""),
         f"  lane      {task.lane}   priority {task.priority}   attempts {task.attempts}",
-        f"  created   {ago(task.created_at)} by {task.created_by}",
+        f"  created   {ago(task.created_at, now)} by {task.created_by}",
     ]
-    if task.state == "claimed":
+    if task.state == TaskState.CLAIMED:
         stale = "  STALE: the keeper will give it back" if task.stale else ""
-        lines.append(
-            f"  claimed   {ago(task.claimed_at)}, heartbeat {ago(task.heartbeat_at)}{stale}"
-        )
+        claimed, beat = ago(task.claimed_at, now), ago(task.heartbeat_at, now)
+        lines.append(f"  claimed   {claimed}, heartbeat {beat}{stale}")
     if task.needs:
         lines.append(f"  needs     {', '.join(task.needs)}")
     for dep in task.depends_on:
         lines.append(f"  after     #{dep['id']} ({dep['state']}) {dep['title']}")
     for spec in task.paths:
-        lines.append(f"  {'writes' if spec.mode == 'w' else 'reads ':<9} {spec.pattern}")
+        lines.append(f"  {'writes' if spec.mode == LockMode.WRITE else 'reads':<9} {spec.pattern}")
     for lock in task.locks:
-        lines.append(f"  locked    {lock_line(lock)}")
+        lines.append(f"  locked    {lock_line(lock, now)}")
     if task.body:
         lines += ["", *("  " + line for line in task.body.splitlines())]
     return "\n".join(lines)
@@ -128,12 +130,8 @@ def claim_text(claim: Claim) -> str:
     verb = "already yours" if claim.again else "claimed"
     text = f"{verb}: task #{claim.task.id} {claim.task.title}"
     for lock in claim.locks:
-        text += f"\n  {'write' if lock.mode == 'w' else 'read'} lock {lock.pattern}"
+        text += f"\n  {lock.mode} lock {lock.pattern}"
     return text
-
-
-def conflicts_json(conflicts: Sequence[Conflict]) -> list[dict[str, Any]]:
-    return [c.to_json() for c in conflicts]
 
 
 # --- commands ---------------------------------------------------------------
@@ -168,7 +166,7 @@ def cli(ctx: click.Context, as_json: bool, as_name: str | None) -> None:
     "--stale-after", metavar="D", help="Claims are stale after D without heartbeat (30m)."
 )
 @common
-def init(session: Session, as_json: bool, url: str | None, stale_after: str | None) -> None:
+def init(session: Session, as_json: bool, url: str | None, stale_after: str | None) -> Result:
     """Create or migrate the board; with --url, record it as lac.url.
 
     Idempotent: running it again on a current board changes nothing.
@@ -184,8 +182,7 @@ def init(session: Session, as_json: bool, url: str | None, stale_after: str | No
     version = board.store.schema_version()
     if url is not None:
         session.repo.set_config("lac.url", url)
-    emit(
-        as_json,
+    return Result(
         {
             "url": board.store.url,
             "dialect": board.store.dialect,
@@ -199,12 +196,11 @@ def init(session: Session, as_json: bool, url: str | None, stale_after: str | No
 
 @cli.command(context_settings=CONTEXT)
 @common
-def whoami(session: Session, as_json: bool) -> None:
+def whoami(session: Session, as_json: bool) -> Result:
     """Print the agent name this worktree acts as, and where it came from."""
     ident = session.identity
     caps = ", ".join(ident.capabilities) or "none"
-    emit(
-        as_json,
+    return Result(
         {
             "agent": ident.name,
             "source": ident.source,
@@ -252,7 +248,7 @@ def task_add(
     needs: tuple[str, ...],
     writes: tuple[str, ...],
     reads: tuple[str, ...],
-) -> None:
+) -> Result:
     """Add a task; prints the new id."""
     new = session.board().add_task(
         title,
@@ -264,17 +260,18 @@ def task_add(
         writes=writes,
         reads=reads,
     )
-    emit(as_json, {"id": new.id, "task": new.to_json()}, str(new.id))
+    return Result({"id": new.id, "task": new.to_json()}, str(new.id))
 
 
 @task.command("after", context_settings=CONTEXT)
 @click.argument("task_id", metavar="ID")
 @click.argument("deps", nargs=-1, required=True, metavar="DEP...")
 @common
-def task_after(session: Session, as_json: bool, task_id: str, deps: tuple[str, ...]) -> None:
+def task_after(session: Session, as_json: bool, task_id: str, deps: tuple[str, ...]) -> Result:
     """Make task ID wait until every DEP is done (cycles are refused)."""
-    updated = session.board().add_dependencies(_id(task_id), [_id(d) for d in deps])
-    emit(as_json, {"task": updated.to_json()}, show_text(updated))
+    board = session.board()
+    updated = board.add_dependencies(_id(task_id), [_id(d) for d in deps])
+    return Result({"task": updated.to_json()}, show_text(updated, board.now()))
 
 
 def _id(value: str) -> int:
@@ -288,33 +285,37 @@ def _id(value: str) -> int:
 @click.option("--lane", help="Only tasks of this lane.")
 @click.option("--mine", is_flag=True, help="Only tasks I have claimed.")
 @common
-def tasks(session: Session, as_json: bool, state: str | None, lane: str | None, mine: bool) -> None:
+def tasks(
+    session: Session, as_json: bool, state: str | None, lane: str | None, mine: bool
+) -> Result:
     """List tasks, with owner and heartbeat age of each claim."""
-    found = session.board().tasks(state=state, lane=lane, mine=mine)
-    emit(
-        as_json,
-        {"tasks": [t.to_json() for t in found]},
-        "\n".join(task_line(t) for t in found) or "no tasks",
+    board = session.board()
+    now = board.now()
+    found = board.tasks(state=state, lane=lane, mine=mine, now=now)
+    return Result(
+        {"tasks": [t.to_json() for t in found], "now": now},
+        "\n".join(task_line(t, now) for t in found) or "no tasks",
     )
 
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("task_id", metavar="ID")
 @common
-def show(session: Session, as_json: bool, task_id: str) -> None:
+def show(session: Session, as_json: bool, task_id: str) -> Result:
     """Show one task: state, owner, dependencies, declared paths, locks."""
-    found = session.board().show(_id(task_id))
-    emit(as_json, {"task": found.to_json()}, show_text(found))
+    board = session.board()
+    now = board.now()
+    found = board.show(_id(task_id), now=now)
+    return Result({"task": found.to_json(), "now": now}, show_text(found, now))
 
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("task_id", metavar="[ID]", required=False)
 @common
-def log(session: Session, as_json: bool, task_id: str | None) -> None:
+def log(session: Session, as_json: bool, task_id: str | None) -> Result:
     """Print the event history, of one task or of the whole board."""
     events = session.board().log(_id(task_id) if task_id is not None else None)
-    emit(
-        as_json,
+    return Result(
         {"events": [e.to_json() for e in events]},
         "\n".join(event_line(e) for e in events) or "no events",
     )
@@ -341,7 +342,7 @@ def claim(
     reads: tuple[str, ...],
     wait: str | None,
     stale_after: str | None,
-) -> None:
+) -> Result:
     """Claim task ID (or --next in a lane) with its path locks, atomically.
 
     Of two workers racing for one task exactly one wins; the loser is told why
@@ -359,8 +360,7 @@ def claim(
         got = board.claim_next(lane, writes=writes, reads=reads, stale_after=stale, wait=wait_s)
     else:
         got = board.claim(_id(task_id or ""), writes=writes, reads=reads, stale_after=stale)
-    emit(
-        as_json,
+    return Result(
         {
             "task": got.task.to_json(),
             "again": got.again,
@@ -375,19 +375,21 @@ def claim(
 @click.option("--force", is_flag=True, help="Release another agent's claim.")
 @click.option("--reason", metavar="TEXT", help="Why (required with --force).")
 @common
-def release(session: Session, as_json: bool, task_id: str, force: bool, reason: str | None) -> None:
+def release(
+    session: Session, as_json: bool, task_id: str, force: bool, reason: str | None
+) -> Result:
     """Give a claim back to the board, with its path locks."""
     released = session.board().release(_id(task_id), force=force, reason=reason)
-    emit(as_json, {"task": released.to_json()}, f"released: task #{released.id} is open again")
+    return Result({"task": released.to_json()}, f"released: task #{released.id} is open again")
 
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("task_id", metavar="ID")
 @common
-def done(session: Session, as_json: bool, task_id: str) -> None:
+def done(session: Session, as_json: bool, task_id: str) -> Result:
     """Mark your claimed task done; its path locks are released."""
     finished = session.board().done(_id(task_id))
-    emit(as_json, {"task": finished.to_json()}, f"done: task #{finished.id} {finished.title}")
+    return Result({"task": finished.to_json()}, f"done: task #{finished.id} {finished.title}")
 
 
 @cli.command(context_settings=CONTEXT)
@@ -399,15 +401,15 @@ def done(session: Session, as_json: bool, task_id: str) -> None:
 @common
 def lock(
     session: Session, as_json: bool, patterns: tuple[str, ...], read_mode: bool, task_id: str | None
-) -> None:
+) -> Result:
     """Lock paths: files, dir/ subtrees or globs. All or nothing."""
-    got = session.board().lock(
-        patterns, mode="r" if read_mode else "w", task_id=_id(task_id) if task_id else None
-    )
-    emit(
-        as_json,
-        {"locks": [lk.to_json() for lk in got]},
-        "\n".join(f"locked: {lock_line(lk)}" for lk in got),
+    board = session.board()
+    mode = LockMode.READ if read_mode else LockMode.WRITE
+    got = board.lock(patterns, mode=mode, task_id=_id(task_id) if task_id else None)
+    now = board.now()
+    return Result(
+        {"locks": [lk.to_json() for lk in got], "now": now},
+        "\n".join(f"locked: {lock_line(lk, now)}" for lk in got),
     )
 
 
@@ -415,14 +417,15 @@ def lock(
 @click.argument("patterns", nargs=-1, metavar="PATTERN...")
 @click.option("--task", "task_id", metavar="ID", help="Release every lock of your task ID.")
 @common
-def unlock(session: Session, as_json: bool, patterns: tuple[str, ...], task_id: str | None) -> None:
+def unlock(
+    session: Session, as_json: bool, patterns: tuple[str, ...], task_id: str | None
+) -> Result:
     """Release your locks on PATTERN..., or every lock of --task ID."""
     if bool(patterns) == (task_id is not None):
         raise click.UsageError("give PATTERN... or --task ID")
     board = session.board()
     freed = board.unlock_task(_id(task_id)) if task_id else board.unlock(patterns)
-    emit(
-        as_json,
+    return Result(
         {"unlocked": [lk.to_json() for lk in freed]},
         "\n".join(f"unlocked: {lk.pattern}" for lk in freed) or "no locks to release",
     )
@@ -432,40 +435,35 @@ def unlock(session: Session, as_json: bool, patterns: tuple[str, ...], task_id: 
 @click.option("--mine", is_flag=True, help="Only my locks.")
 @click.option("--path", metavar="P", help="Only locks overlapping P.")
 @common
-def locks(session: Session, as_json: bool, mine: bool, path: str | None) -> None:
+def locks(session: Session, as_json: bool, mine: bool, path: str | None) -> Result:
     """List active path locks."""
-    found = session.board().locks(mine=mine, path=path)
-    emit(
-        as_json,
-        {"locks": [lk.to_json() for lk in found]},
-        "\n".join(lock_line(lk) for lk in found) or "no locks",
+    board = session.board()
+    found = board.locks(mine=mine, path=path)
+    now = board.now()
+    return Result(
+        {"locks": [lk.to_json() for lk in found], "now": now},
+        "\n".join(lock_line(lk, now) for lk in found) or "no locks",
     )
 
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @common
-def check(session: Session, as_json: bool, paths: tuple[str, ...]) -> None:
+def check(session: Session, as_json: bool, paths: tuple[str, ...]) -> Result:
     """May I write these paths? Exit 1 naming each holder if not."""
     conflicts = session.board().check(paths)
     if conflicts:
-        raise Refused(
-            "path_locked",
-            "\n".join(f"{c.requested}: {c.message}" for c in conflicts),
-            **conflicts[0].to_json(),
-            conflicts=conflicts_json(conflicts),
-        )
-    emit(as_json, {"paths": list(paths), "conflicts": []}, "free: " + " ".join(paths))
+        raise PathLocked(conflicts)
+    return Result({"paths": list(paths)}, "free: " + " ".join(paths))
 
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("task_ids", nargs=-1, metavar="[ID...]")
 @common
-def heartbeat(session: Session, as_json: bool, task_ids: tuple[str, ...]) -> None:
+def heartbeat(session: Session, as_json: bool, task_ids: tuple[str, ...]) -> Result:
     """Refresh the heartbeat of your claims (all of them, or ID...)."""
     refreshed = session.board().heartbeat([_id(t) for t in task_ids])
-    emit(
-        as_json,
+    return Result(
         {"refreshed": refreshed},
         "heartbeat: " + (" ".join(f"#{t}" for t in refreshed) or "no claims"),
     )
@@ -483,11 +481,9 @@ def guard() -> None:
 
 @guard.command("pre-commit", context_settings=CONTEXT)
 @common
-def guard_pre_commit_cmd(session: Session, as_json: bool) -> None:
+def guard_pre_commit_cmd(session: Session, as_json: bool) -> Result:
     """Refuse staged changes to paths held by another agent (the pre-commit hook)."""
-    code = run_guard(session, "pre-commit", as_json=as_json)
-    if code:
-        raise click.exceptions.Exit(code)
+    return run_guard(session, "pre-commit")
 
 
 @guard.command("pre-push", context_settings=CONTEXT)
@@ -496,7 +492,7 @@ def guard_pre_commit_cmd(session: Session, as_json: bool) -> None:
 @common
 def guard_pre_push_cmd(
     session: Session, as_json: bool, remote: str | None, url: str | None
-) -> None:
+) -> Result:
     """Refuse pushed commits that change paths held by another agent.
 
     Git runs it with REMOTE URL and the refs on standard input. Without them
@@ -506,9 +502,7 @@ def guard_pre_push_cmd(
 
     if (remote is None) != (url is None):
         raise click.UsageError("give both REMOTE and URL (as git does), or neither")
-    code = run_guard(session, "pre-push", remote=remote, as_json=as_json)
-    if code:
-        raise click.exceptions.Exit(code)
+    return run_guard(session, "pre-push", remote=remote)
 
 
 @cli.group(context_settings=CONTEXT)
@@ -523,7 +517,7 @@ def hooks() -> None:
     help="When a foreign hook and an old NAME.legacy both exist, replace the .legacy.",
 )
 @common
-def hooks_install(session: Session, as_json: bool, force: bool) -> None:
+def hooks_install(session: Session, as_json: bool, force: bool) -> Result:
     """Write the guard hooks into the repository's hooks directory.
 
     The common hooks directory covers every linked worktree; core.hooksPath is
@@ -533,8 +527,7 @@ def hooks_install(session: Session, as_json: bool, force: bool) -> None:
     from .hooks import install
 
     changes = install(session.repo, force=force)
-    emit(
-        as_json,
+    return Result(
         {"hooks": [vars(c) for c in changes]},
         "\n".join(f"{c.hook}: {c.action} ({c.path})" for c in changes),
     )
@@ -542,13 +535,12 @@ def hooks_install(session: Session, as_json: bool, force: bool) -> None:
 
 @hooks.command("uninstall", context_settings=CONTEXT)
 @common
-def hooks_uninstall(session: Session, as_json: bool) -> None:
+def hooks_uninstall(session: Session, as_json: bool) -> Result:
     """Remove the guard hooks, putting back any hook they had kept."""
     from .hooks import uninstall
 
     changes = uninstall(session.repo)
-    emit(
-        as_json,
+    return Result(
         {"hooks": [vars(c) for c in changes]},
         "\n".join(f"{c.hook}: {c.action} ({c.path})" for c in changes),
     )
@@ -565,7 +557,7 @@ def hooks_uninstall(session: Session, as_json: bool) -> None:
 @common
 def keeper(
     session: Session, as_json: bool, once: bool, interval: str, stale_after: str | None
-) -> None:
+) -> Result:
     """Give stale claims and their path locks back to the board.
 
     A claim is stale when its heartbeat is older than its stale-after (set per
@@ -585,7 +577,7 @@ def keeper(
         stale_after=stale,
         echo=lambda line: click.echo(line, err=as_json),
     )
-    emit(as_json, {"expired": expired}, "" if expired else "keeper: nothing stale")
+    return Result({"expired": expired}, "" if expired else "keeper: nothing stale")
 
 
 @cli.command(context_settings={**CONTEXT, "ignore_unknown_options": False})
@@ -603,7 +595,7 @@ def drain(
     max_tasks: int | None,
     worktree: bool,
     command: tuple[str, ...],
-) -> None:
+) -> Result:
     """Work a lane unattended: claim the next task, run COMMAND, repeat.
 
     COMMAND gets LAC_TASK_ID, LAC_TASK_TITLE, LAC_LANE, LAC_AGENT and
@@ -632,19 +624,12 @@ def drain(
         max_attempts=attempts,
         echo=lambda line: click.echo(line, err=True),
     )
-    emit(
-        as_json,
-        {
-            "done": report.done,
-            "failed": report.failed,
-            "parked": report.parked,
-            "stopped_by": report.stopped_by,
-        },
+    return Result(
+        {"done": report.done, "failed": report.failed, "parked": report.parked},
         f"drained lane {lane!r}: {len(report.done)} done, {len(report.failed)} failed"
         + (f", {len(report.parked)} parked" if report.parked else ""),
+        stopped_by=report.stopped_by,
     )
-    if report.stopped_by is not None:
-        raise click.exceptions.Exit(128 + {"SIGINT": 2, "SIGTERM": 15}.get(report.stopped_by, 0))
 
 
 @cli.command(context_settings=CONTEXT)
@@ -698,7 +683,7 @@ def reconcile(
         raise click.exceptions.Exit(1)
 
 
-# --- the edge: one line and an exit code --------------------------------------
+# --- to the edge ---------------------------------------------------------------
 
 NEGATIVE_NUMBER = re.compile(r"^-\d+$")
 
@@ -708,43 +693,32 @@ def _wants_json(argv: Sequence[str]) -> bool:
     return "--json" in (args[: args.index("--")] if "--" in args else args)
 
 
-def _fail(as_json: bool, code: int, payload: dict[str, Any], line: str) -> int:
-    if as_json:
-        click.echo(json.dumps(payload, sort_keys=True))
-    click.echo(line, err=True)
-    return code
+def _usage(exc: click.ClickException) -> BadUsage:
+    message = exc.format_message()
+    if isinstance(exc, click.exceptions.NoSuchOption) and NEGATIVE_NUMBER.match(exc.option_name):
+        message = f"task id {exc.option_name!r} is not a positive whole number"
+    ctx = getattr(exc, "ctx", None)
+    hint = f"Try '{ctx.command_path} -h' for help." if ctx is not None else None
+    return BadUsage(message, hint=hint)
+
+
+def _invoke(argv: Sequence[str]) -> Result:
+    """Parse and run one command; click's own failures become BadUsage."""
+    try:
+        # Without standalone mode click returns the command's value, or the
+        # code of an Exit (0 after --help or --version, which click printed).
+        done = cli.main(args=list(argv), prog_name="git lac", standalone_mode=False)
+    except click.ClickException as exc:
+        raise _usage(exc) from None
+    except click.Abort:  # click's spelling of Ctrl-C
+        raise KeyboardInterrupt from None
+    if isinstance(done, Result):
+        return done
+    # Only the reconcile command's body still prints for itself and raises
+    # Exit(1) while conflicts are left; it is to return a Result instead.
+    return Result(shown=True, unfinished="conflicts left" if done else None)
 
 
 def run(argv: Sequence[str]) -> int:
-    as_json = _wants_json(argv)
-    try:
-        # Without standalone mode click returns (not raises) an Exit's code.
-        code = cli.main(args=list(argv), prog_name="git lac", standalone_mode=False)
-        if isinstance(code, int) and code:
-            return code
-    except Refused as exc:
-        return _fail(as_json, EXIT_REFUSED, exc.to_json(), f"refused: {exc.message}")
-    except LacError as exc:
-        return _fail(as_json, exc.exit_code, exc.to_json(), f"git lac: {exc.message}")
-    except click.exceptions.NoSuchOption as exc:
-        message = exc.format_message()
-        if NEGATIVE_NUMBER.match(exc.option_name):
-            message = f"task id {exc.option_name!r} is not a positive whole number"
-        payload = {"ok": False, "error": {"kind": "usage", "message": message}}
-        return _fail(as_json, EXIT_USAGE, payload, f"git lac: {message}")
-    except click.ClickException as exc:
-        payload = {"ok": False, "error": {"kind": "usage", "message": exc.format_message()}}
-        if not as_json:
-            exc.show()
-            return EXIT_USAGE
-        return _fail(as_json, EXIT_USAGE, payload, f"git lac: {exc.format_message()}")
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
-    except (click.Abort, KeyboardInterrupt):
-        click.echo("git lac: interrupted", err=True)
-        return 130
-    return 0
-
-
-def main() -> None:
-    sys.exit(run(sys.argv[1:]))
+    """`git lac ARGV`: the exit code (entry.main exits with it)."""
+    return edge.run(lambda: _invoke(argv), as_json=_wants_json(argv))

@@ -3,7 +3,8 @@
 The hooks run `git-lac guard pre-commit` on every commit, so that exact call
 takes a path that never imports click (about a fifth of a hook's time);
 everything else, including any guard call with options, goes to the full
-command line in :mod:`git_lacunari.cli`.
+command line in :mod:`git_lacunari.cli`. Both end at the same edge
+(:mod:`git_lacunari.edge`): the same messages, JSON and exit codes.
 """
 
 from __future__ import annotations
@@ -20,19 +21,17 @@ def _hook_call(argv: list[str]) -> tuple[str, str | None] | None:
 
 
 def main() -> None:
-    hook = _hook_call(sys.argv[1:])
+    argv = sys.argv[1:]
+    hook = _hook_call(argv)
     if hook is None:
-        from .cli import main as full_command_line
+        from .cli import run as full_command_line
 
-        full_command_line()
-        return
-    from .errors import LacError
-    from .guard import run_guard
-    from .session import Session
+        code = full_command_line(argv)
+    else:
+        from .edge import run
+        from .guard import run_guard
+        from .session import Session
 
-    try:
-        code = run_guard(Session(None), hook[0], remote=hook[1])
-    except LacError as exc:
-        print(f"git lac: {exc.message}", file=sys.stderr)
-        code = exc.exit_code
+        name, remote = hook
+        code = run(lambda: run_guard(Session(None), name, remote=remote), as_json=False)
     sys.exit(code)

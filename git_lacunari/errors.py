@@ -1,43 +1,63 @@
-"""Error types. Each carries the exit code of DESIGN.md's contract.
+"""Error types, and the one vocabulary of refusals.
 
-The command line turns any LacError into one clean line on stderr (and, with
-``--json``, one JSON object on stdout); nothing else should reach the user as a
-traceback.
+Nothing here prints or picks an exit code: :mod:`git_lacunari.edge` does both,
+once, from the type (a :class:`Refused` is exit 1, an :class:`InvalidInput`
+exit 2, any other :class:`LacError` exit 3). The docstring of a class is its
+user-facing message; a refusal's first docstring line is a template filled
+from its facts, and the facts are exactly what ``--json`` prints under
+``refused`` (README, "JSON output").
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from .model import Conflict
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
 EXIT_CANNOT_WORK = 3
 
+RefusalReason = Literal[
+    "already_claimed",
+    "unmet_dependency",
+    "missing_capability",
+    "path_locked",
+    "not_open",
+    "not_found",
+    "not_owner",
+    "hook_conflict",
+]
+
 
 class LacError(Exception):
     """Base of every error git-lacunari reports to its user."""
 
-    exit_code = EXIT_CANNOT_WORK
     kind = "error"
 
-    def __init__(self, message: str | None = None) -> None:
+    def __init__(self, message: str | None = None, *, hint: str | None = None) -> None:
         # The docstring of a subclass is its default user-facing message.
         super().__init__(message or (type(self).__doc__ or "").strip())
+        self.hint = hint  # a second line for people (never in --json)
 
     @property
     def message(self) -> str:
         return str(self.args[0])
 
-    def to_json(self) -> dict[str, Any]:
-        return {"ok": False, "error": {"kind": self.kind, "message": self.message}}
-
 
 class InvalidInput(LacError):
     """Invalid input."""
 
-    exit_code = EXIT_USAGE
     kind = "invalid_input"
+
+
+class BadUsage(InvalidInput):
+    """Bad usage."""
+
+    kind = "usage"
 
 
 class BadPath(InvalidInput):
@@ -55,7 +75,6 @@ class BadDuration(InvalidInput):
 class CannotWorkHere(LacError):
     """Cannot work here."""
 
-    exit_code = EXIT_CANNOT_WORK
     kind = "cannot_work"
 
 
@@ -77,25 +96,180 @@ class BoardTooNew(CannotWorkHere):
     kind = "board_too_new"
 
 
+# --- refusals: the board (or a guard) said no -----------------------------------
+
+
 class Refused(LacError):
     """The board refused.
 
-    ``reason`` is one of the refusal reasons of DESIGN.md; ``facts`` are the
-    details behind it (holder, task, path, dependency, capability), printed
-    under ``refused`` in ``--json`` output.
+    Raise one of the typed reasons below; each takes its facts as keywords and
+    makes its own message. ``advice`` is appended to the message (what the
+    caller was doing, what to do now); ``details`` are extra lines for people
+    (a guard's table), printed under the message and never in ``--json``.
+    The positional form ``Refused(reason, message, **facts)`` is kept only for
+    callers not yet on a typed reason.
     """
 
-    exit_code = EXIT_REFUSED
     kind = "refused"
+    reason: str = "refused"
 
-    def __init__(self, reason: str, message: str, **facts: Any) -> None:
+    def __init__(self, reason: str, message: str, /, **facts: Any) -> None:
         super().__init__(message)
         self.reason = reason
-        self.facts = facts
+        self.facts: dict[str, Any] = facts
+        self.details: tuple[str, ...] = ()
+
+    @classmethod
+    def _says(cls, advice: str = "", **values: Any) -> str:
+        template = (cls.__doc__ or "").strip().splitlines()[0]
+        said = template.format(**values)
+        return f"{said}; {advice}" if advice else said
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": False,
-            "refused": {"reason": self.reason, **self.facts},
-            "message": self.message,
+        """The ``refused`` object: the reason and its facts."""
+        return {"reason": self.reason, **self.facts}
+
+
+class AlreadyClaimed(Refused):
+    """{what} is already {taken} by {holder}
+
+    Facts: ``task`` (null when what is taken is not a task: a board's keeper,
+    a lane's drainer) and ``holder``.
+    """
+
+    reason = "already_claimed"
+
+    def __init__(self, *, task: int | None, holder: str | None, what: str = "") -> None:
+        taken = "claimed" if task is not None else "worked"
+        said = self._says(what=what or f"task #{task}", taken=taken, holder=holder)
+        super().__init__(self.reason, said, task=task, holder=holder)
+
+
+class UnmetDependency(Refused):
+    """task #{task} waits on task #{dependency} ({dependency_state})
+
+    Facts: ``task``, ``dependency`` (the first one not done) and its state.
+    """
+
+    reason = "unmet_dependency"
+
+    def __init__(self, *, task: int, dependency: int, dependency_state: str) -> None:
+        facts: dict[str, Any] = {
+            "task": task,
+            "dependency": dependency,
+            "dependency_state": dependency_state,
         }
+        super().__init__(self.reason, self._says(**facts), **facts)
+
+
+class MissingCapability(Refused):
+    """task #{task} needs capability {capability!r}, which {agent} lacks
+
+    Facts: ``task``, ``capability`` (the first one missing).
+    """
+
+    reason = "missing_capability"
+
+    def __init__(self, *, task: int, capability: str, agent: str) -> None:
+        said = self._says(task=task, capability=capability, agent=agent)
+        super().__init__(self.reason, said, task=task, capability=capability)
+
+
+class NotOpen(Refused):
+    """task #{task} is {state}
+
+    Facts: ``task``, ``state`` (its state now).
+    """
+
+    reason = "not_open"
+
+    def __init__(self, *, task: int, state: str, advice: str = "") -> None:
+        said = self._says(advice, task=task, state=state)
+        super().__init__(self.reason, said, task=task, state=state)
+
+
+class NotFound(Refused):
+    """{what}
+
+    Facts: ``task`` (the id asked for, or null), ``lane`` (for a claim of the
+    next task, else null), ``blocked_by_paths`` (claimable tasks of the lane
+    passed over because their paths are held).
+    """
+
+    reason = "not_found"
+
+    def __init__(
+        self, *, task: int | None = None, lane: str | None = None, blocked: Sequence[int] = ()
+    ) -> None:
+        if task is not None:
+            what = f"no task #{task} on this board"
+        else:
+            what = f"no claimable task in lane {lane!r}"
+            if blocked:
+                what += f"; {len(blocked)} claimable task(s) wait on held paths"
+        super().__init__(
+            self.reason, self._says(what=what), task=task, lane=lane, blocked_by_paths=list(blocked)
+        )
+
+
+class NotOwner(Refused):
+    """{what} is not {agent}'s
+
+    Facts: ``task`` (null for a lock without one), ``holder`` (who has it, if
+    anyone), ``path`` (the lock pattern asked for, else null).
+    """
+
+    reason = "not_owner"
+
+    def __init__(
+        self,
+        *,
+        agent: str,
+        task: int | None = None,
+        holder: str | None = None,
+        path: str | None = None,
+        advice: str = "",
+    ) -> None:
+        if task is not None:
+            what = f"task #{task}" + (f" (claimed by {holder})" if holder else "")
+        else:
+            what = f"a lock on {path}"
+        said = self._says(advice, what=what, agent=agent)
+        super().__init__(self.reason, said, task=task, holder=holder, path=path)
+
+
+class PathLocked(Refused):
+    """{holders}
+
+    Facts: those of the first conflict, and ``conflicts``, every one of them:
+    ``path`` (asked for or changed), ``wanted`` (read or write), ``holder``,
+    ``task`` (the holder's, or null), ``pattern`` and ``mode`` (the holder's
+    lock), ``heartbeat_at`` (of the holder's claim, where known), ``ref`` and
+    ``commit`` (a push: what changes the path).
+    """
+
+    reason = "path_locked"
+
+    def __init__(
+        self, conflicts: Sequence[Conflict], *, advice: str = "", details: Sequence[str] = ()
+    ) -> None:
+        if not conflicts:
+            raise ValueError("a path_locked refusal needs at least one conflict")
+        holders = "; ".join(dict.fromkeys(c.message for c in conflicts))
+        every = [c.to_json() for c in conflicts]
+        first = {k: every[0][k] for k in ("path", "wanted", "holder", "task", "pattern", "mode")}
+        super().__init__(self.reason, self._says(advice, holders=holders), **first, conflicts=every)
+        self.conflicts = list(conflicts)
+        self.details = tuple(details)
+
+
+class HookConflict(Refused):
+    """{path} is not ours and {legacy} already exists; keeping both is not possible
+
+    Facts: ``path`` (the foreign hook).
+    """
+
+    reason = "hook_conflict"
+
+    def __init__(self, *, path: str, legacy: str, advice: str = "") -> None:
+        super().__init__(self.reason, self._says(advice, path=path, legacy=legacy), path=path)

@@ -7,33 +7,28 @@ handed a temporary index (``git commit -a``, ``git commit PATH``) that only
 
 from __future__ import annotations
 
-import json
+import dataclasses
+import functools
 import os
 import sys
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from .board import Board, Holding
+from .board import Board
 from .durations import format_duration
-from .errors import EXIT_OK, EXIT_REFUSED, BoardUnreachable, CannotWorkHere, InvalidInput
+from .edge import Result
+from .errors import BoardUnreachable, CannotWorkHere, InvalidInput, PathLocked
+from .model import Conflict
 from .repo import Repo, git
 from .session import Session
 
 ZERO_OID = "0" * 40
 OFFLINE_CHOICES = ("warn", "refuse")
-ADVICE = (
+ADVICE = (  # printed under a guard's refusal, for people
     "What now: wait for the holder to finish, ask them to release it, see who holds what "
     "with `git lac check PATH`, or skip the guard with --no-verify (the board then cannot "
     "warn anyone, and the collision surfaces later, for `git lac reconcile`)."
 )
-
-
-@dataclass
-class Outcome:
-    exit_code: int
-    refused: list[dict[str, object]] = field(default_factory=list)
-    warning: str | None = None
 
 
 def _split_z(out: bytes) -> list[str]:
@@ -81,72 +76,76 @@ def offline_policy(repo: Repo, default: str) -> str:
     return value
 
 
-def describe(holding: Holding, now: float) -> str:
+def describe(holding: Conflict, now: float) -> str:
+    """Who holds it and how alive their claim is, aged on the board's clock."""
     lock = holding.lock
-    kind = "write" if lock.mode == "w" else "read"
     if lock.task_id is not None:
         beat = format_duration(now - holding.heartbeat_at) if holding.heartbeat_at else "none"
         where = f"task #{lock.task_id}, heartbeat {beat} ago"
     else:
         where = f"no task, locked {format_duration(now - lock.acquired_at)} ago"
-    return f"held by {lock.agent} ({kind} lock {lock.pattern}, {where})"
+    return f"held by {lock.agent} ({lock.mode} lock {lock.pattern}, {where})"
 
 
-def holding_json(holding: Holding, **extra: object) -> dict[str, object]:
-    return {
-        "path": holding.path,
-        "holder": holding.lock.agent,
-        "task": holding.lock.task_id,
-        "pattern": holding.lock.pattern,
-        "mode": holding.lock.mode,
-        "heartbeat_at": holding.heartbeat_at,
-        **extra,
-    }
+def checked(
+    hook: str, paths: int, *, skipped: bool = False, offline: bool = False
+) -> dict[str, object]:
+    """The JSON body of a guard that did not refuse."""
+    return {"hook": hook, "checked": paths, "skipped": skipped, "offline": offline}
 
 
-def _offline(policy: str, what: str, exc: BoardUnreachable) -> Outcome:
+def _offline(policy: str, what: str, exc: BoardUnreachable) -> Result:
+    hook = "pre-commit" if what == "commit" else "pre-push"
     if policy == "warn":
-        return Outcome(
-            EXIT_OK,
-            warning=f"git lac: {exc.message}; {what} allowed unchecked (lac.guard.offline = warn)",
+        return Result(
+            checked(hook, 0, offline=True),
+            warnings=[
+                f"git lac: {exc.message}; {what} allowed unchecked (lac.guard.offline = warn)"
+            ],
         )
-    return Outcome(
-        EXIT_REFUSED,
-        warning=f"git lac: {exc.message}; {what} refused "
+    return Result(
+        checked(hook, 0, offline=True),
+        unfinished=f"{exc.message}; {what} refused "
         "(lac.guard.offline = refuse; LAC_GUARD=off skips the guard)",
     )
 
 
 def _holdings(
     repo: Repo, open_board: Callable[[], Board], changed: list[str], what: str
-) -> list[Holding] | Outcome:
-    """Other agents' locks on ``changed``, or the outcome when there is nothing
-    to refuse or the board cannot be asked (offline: a commit is let through
-    by default, a push refused)."""
+) -> tuple[list[Conflict], float] | Result:
+    """Other agents' locks on ``changed`` and the board's now, or the result
+    when there is nothing to refuse or the board cannot be asked (offline: a
+    commit is let through by default, a push refused)."""
+    hook = "pre-commit" if what == "commit" else "pre-push"
     if not changed:
-        return Outcome(EXIT_OK)
+        return Result(checked(hook, 0))
+    open_board = functools.cache(open_board)  # one board for the question and its clock
     policy = offline_policy(repo, "warn" if what == "commit" else "refuse")
     try:
         holdings = open_board().held_by_others(changed)
     except BoardUnreachable as exc:
         return _offline(policy, what, exc)
-    return holdings or Outcome(EXIT_OK)
+    if not holdings:
+        return Result(checked(hook, len(changed)))
+    return holdings, open_board().now()
 
 
-def guard_pre_commit(
-    repo: Repo, open_board: Callable[[], Board], echo: Callable[[str], None]
-) -> Outcome:
-    holdings = _holdings(repo, open_board, staged_paths(repo), "commit")
-    if isinstance(holdings, Outcome):
-        return holdings
-    now = time.time()
+def guard_pre_commit(repo: Repo, open_board: Callable[[], Board]) -> Result:
+    """Allowed (a Result), or refused: raises :class:`PathLocked`."""
+    found = _holdings(repo, open_board, staged_paths(repo), "commit")
+    if isinstance(found, Result):
+        return found
+    holdings, now = found
     paths = sorted({h.path for h in holdings})
-    echo(f"git lac: commit refused: {len(paths)} staged path(s) held by another agent")
     width = max(len(p) for p in paths)
-    for holding in holdings:
-        echo(f"  {holding.path:<{width}}  {describe(holding, now)}")
-    echo(ADVICE)
-    return Outcome(EXIT_REFUSED, refused=[holding_json(h) for h in holdings])
+    raise PathLocked(
+        holdings,
+        details=[
+            f"git lac: commit refused: {len(paths)} staged path(s) held by another agent",
+            *(f"  {h.path:<{width}}  {describe(h, now)}" for h in holdings),
+            ADVICE,
+        ],
+    )
 
 
 @dataclass
@@ -207,11 +206,11 @@ def framework_refs(env: dict[str, str]) -> tuple[str, list[tuple[str, list[str]]
 def guard_pre_push(
     repo: Repo,
     open_board: Callable[[], Board],
-    echo: Callable[[str], None],
     remote: str | None,
     stdin_text: str | None,
     env: dict[str, str] | None = None,
-) -> Outcome:
+) -> Result:
+    """Allowed (a Result), or refused: raises :class:`PathLocked`."""
     plan: list[tuple[str, list[str]]] = []  # (ref, commits)
     framework = (
         framework_refs(dict(env if env is not None else os.environ)) if remote is None else None
@@ -231,25 +230,28 @@ def guard_pre_push(
         for commit in commits
     ]
     changed = sorted({p for _, _, ps in by_commit for p in ps})
-    holdings = _holdings(repo, open_board, changed, "push")
-    if isinstance(holdings, Outcome):
-        return holdings
-    held: dict[str, list[Holding]] = {}
+    found = _holdings(repo, open_board, changed, "push")
+    if isinstance(found, Result):
+        return found
+    holdings, now = found
+    held: dict[str, list[Conflict]] = {}
     for holding in holdings:
         held.setdefault(holding.path, []).append(holding)
-    now = time.time()
-    refused: list[dict[str, object]] = []
+    refused: list[Conflict] = []
     lines: list[str] = []
     for ref_name, commit, commit_changed in by_commit:
         for path in commit_changed:
             for holding in held.get(path, []):
-                refused.append(holding_json(holding, ref=ref_name, commit=commit))
+                refused.append(dataclasses.replace(holding, ref=ref_name, commit=commit))
                 lines.append(f"  {ref_name} {commit[:12]} {path}  {describe(holding, now)}")
-    echo(f"git lac: push refused: {len(refused)} change(s) to paths held by another agent")
-    for line in lines:
-        echo(line)
-    echo(ADVICE)
-    return Outcome(EXIT_REFUSED, refused=refused)
+    raise PathLocked(
+        refused,
+        details=[
+            f"git lac: push refused: {len(refused)} change(s) to paths held by another agent",
+            *lines,
+            ADVICE,
+        ],
+    )
 
 
 def guard_disabled(env: dict[str, str] | None = None) -> bool:
@@ -261,31 +263,15 @@ def read_stdin() -> str:
     return "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
 
 
-def _stderr(line: str) -> None:
-    print(line, file=sys.stderr)
-
-
-def run_guard(
-    session: Session, hook: str, *, remote: str | None = None, as_json: bool = False
-) -> int:
-    """Run one hook's guard and report it: lines on stderr, with ``as_json``
-    one object on stdout. Returns the exit code."""
+def run_guard(session: Session, hook: str, *, remote: str | None = None) -> Result:
+    """One hook's guard, for the edge to render: a Result when allowed,
+    :class:`PathLocked` raised when refused."""
     if guard_disabled():
-        _stderr(f"git lac: {hook} guard skipped (LAC_GUARD=off)")
-        outcome = Outcome(EXIT_OK)
-    elif hook == "pre-commit":
-        outcome = guard_pre_commit(session.repo, session.board, _stderr)
-    else:
-        stdin_text = read_stdin() if remote is not None else None
-        outcome = guard_pre_push(session.repo, session.board, _stderr, remote, stdin_text)
-    if outcome.warning:
-        _stderr(outcome.warning)
-    if as_json:
-        report = {
-            "ok": outcome.exit_code == 0,
-            "refused": outcome.refused,
-            "warning": outcome.warning,
-            "skipped": guard_disabled(),
-        }
-        print(json.dumps(report, sort_keys=True))
-    return outcome.exit_code
+        return Result(
+            checked(hook, 0, skipped=True),
+            warnings=[f"git lac: {hook} guard skipped (LAC_GUARD=off)"],
+        )
+    if hook == "pre-commit":
+        return guard_pre_commit(session.repo, session.board)
+    stdin_text = read_stdin() if remote is not None else None
+    return guard_pre_push(session.repo, session.board, remote, stdin_text)

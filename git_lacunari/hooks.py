@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Refused
+from .errors import HookConflict
 from .repo import Repo, git
 
 HOOK_NAMES = ("pre-commit", "pre-push")
@@ -62,11 +62,10 @@ def install(repo: Repo, *, force: bool = False, executable: str | None = None) -
     for name in HOOK_NAMES:  # decide everything before touching anything
         path, legacy = directory / name, directory / f"{name}.legacy"
         if path.exists() and not is_ours(path) and legacy.exists() and not force:
-            raise Refused(
-                "hook_conflict",
-                f"{path} is not ours and {legacy.name} already exists; keeping both is not "
-                "possible (--force replaces the old .legacy with the current hook)",
+            raise HookConflict(
                 path=str(path),
+                legacy=legacy.name,
+                advice="--force replaces the old .legacy with the current hook",
             )
         planned.append((name, path, render(name, exe)))
     directory.mkdir(parents=True, exist_ok=True)

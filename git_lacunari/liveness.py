@@ -23,7 +23,7 @@ from types import FrameType
 
 from .board import Board
 from .durations import format_duration
-from .errors import BoardUnreachable, InvalidInput, LacError, Refused
+from .errors import AlreadyClaimed, BoardUnreachable, InvalidInput, LacError, NotFound
 from .repo import Repo, git
 from .store import Exclusive
 
@@ -48,12 +48,7 @@ def become_sole(
             return held
         holder = board.holder_of(name)
         if not wait:
-            raise Refused(
-                "already_claimed",
-                f"{what} is already worked by {holder}",
-                holder=holder,
-                name=name,
-            )
+            raise AlreadyClaimed(task=None, holder=holder, what=what)
         if not said:
             echo(f"git lac: waiting: {what} is worked by {holder}")
             said = True
@@ -95,7 +90,7 @@ class DrainReport:
     done: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
     parked: list[int] = field(default_factory=list)
-    stopped_by: str | None = None  # a signal name, when one ended the run
+    stopped_by: signal.Signals | None = None  # when a signal ended the run
 
 
 class Heartbeat(threading.Thread):
@@ -133,7 +128,7 @@ def _settle(board: Board, *, task_id: int, code: int, stopped: bool, max_attempt
         return board.release(task_id).state
     if code == 0:
         return board.done(task_id).state
-    return board.fail(task_id, exit_code=code, max_attempts=max_attempts).state
+    return board.fail(task_id, status=code, max_attempts=max_attempts).state
 
 
 def _retrying(
@@ -181,7 +176,7 @@ def drain(
     child: list[subprocess.Popen[bytes]] = []
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
-        report.stopped_by = signal.Signals(signum).name
+        report.stopped_by = signal.Signals(signum)
         for proc in child:
             proc.terminate()
 
@@ -192,11 +187,9 @@ def drain(
                 break
             try:
                 claim = board.claim_next(lane)
-            except Refused as refusal:
-                if refusal.reason == "not_found":
-                    echo(f"git lac: lane {lane!r} has no claimable task; done")
-                    break
-                raise
+            except NotFound:
+                echo(f"git lac: lane {lane!r} has no claimable task; done")
+                break
             except BoardUnreachable:
                 board = open_board()  # one reconnect; a second failure ends the run
                 continue
@@ -240,7 +233,7 @@ def drain(
                 echo,
             )
             if report.stopped_by is not None:
-                echo(f"git lac: {report.stopped_by}: task #{task.id} released")
+                echo(f"git lac: {report.stopped_by.name}: task #{task.id} released")
                 break
             (report.done if code == 0 else report.failed).append(task.id)
             if state == "parked":

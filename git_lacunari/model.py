@@ -4,9 +4,51 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
 
-STATES = ("open", "claimed", "done", "cancelled", "parked")
+
+class TaskState(StrEnum):
+    OPEN = "open"
+    CLAIMED = "claimed"
+    DONE = "done"
+    CANCELLED = "cancelled"
+    PARKED = "parked"  # failed too often in a drainer; visible, not claimable
+
+
+class LockMode(StrEnum):
+    """The one spelling of a lock mode in every output. The tables store the
+    first letter (``r``/``w``: their constraints and the upgrade compare it);
+    :attr:`code` and :meth:`stored` are the only translation."""
+
+    READ = "read"
+    WRITE = "write"
+
+    @property
+    def code(self) -> str:
+        return self.value[0]
+
+    @classmethod
+    def stored(cls, code: str) -> LockMode:
+        return {"r": cls.READ, "w": cls.WRITE}[code]
+
+
+class EventKind(StrEnum):
+    CREATED = "created"
+    DEPENDS = "depends"
+    CLAIMED = "claimed"  # written by the claiming statement itself
+    LOCKED = "locked"
+    UNLOCKED = "unlocked"
+    RELEASED = "released"
+    FORCE_RELEASED = "force_released"
+    DONE = "done"
+    EXPIRED = "expired"
+    FAILED = "failed"
+    PARKED = "parked"
+    RECONCILED = "reconciled"
+
+
+STATES = tuple(TaskState)
 DEFAULT_LANE = "default"
 DEFAULT_STALE_AFTER_S = 30 * 60.0
 
@@ -19,14 +61,14 @@ def _json_value(value: Any) -> Any:
 @dataclass
 class PathSpec:
     pattern: str
-    mode: str  # 'r' or 'w'
+    mode: LockMode
 
 
 @dataclass
 class Lock:
     id: int
     pattern: str
-    mode: str
+    mode: LockMode
     agent: str
     task_id: int | None
     acquired_at: float
@@ -37,7 +79,7 @@ class Lock:
         return cls(
             id=int(row["id"]),
             pattern=row["pattern"],
-            mode=row["mode"],
+            mode=LockMode.stored(row["mode"]),
             agent=row["agent"],
             task_id=None if row["task_id"] is None else int(row["task_id"]),
             acquired_at=float(row["acquired_at"]),
@@ -54,26 +96,37 @@ class Lock:
 
 @dataclass
 class Conflict:
-    """A requested pattern that overlaps a lock held by another agent."""
+    """A path someone wants (or changed) that another agent's lock covers.
 
-    requested: str
-    mode: str
-    lock: Lock
+    The one record behind every ``path_locked`` refusal: the board's grants
+    and ``check``, the guards, reconcile.
+    """
+
+    path: str  # as asked for (a pattern) or changed (a path)
+    lock: Lock  # the other agent's
+    wanted: LockMode = LockMode.WRITE
+    heartbeat_at: float | None = None  # of the lock's claim, where the query gave it
+    ref: str | None = None  # pre-push: the ref and commit that change the path
+    commit: str | None = None
 
     @property
     def message(self) -> str:
-        kind = "reading" if self.lock.mode == "r" else "holds"
+        kind = "reading" if self.lock.mode == LockMode.READ else "holds"
         return f"{self.lock.agent} {kind} {self.lock.pattern} {self.lock.where}"
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.requested,
-            "mode": self.mode,
+        data: dict[str, Any] = {
+            "path": self.path,
+            "wanted": self.wanted,
             "holder": self.lock.agent,
             "task": self.lock.task_id,
             "pattern": self.lock.pattern,
-            "holder_mode": self.lock.mode,
+            "mode": self.lock.mode,
+            "heartbeat_at": self.heartbeat_at,
         }
+        if self.ref is not None:
+            data.update(ref=self.ref, commit=self.commit)
+        return data
 
 
 @dataclass
@@ -83,7 +136,7 @@ class Task:
     body: str
     lane: str
     priority: int
-    state: str
+    state: TaskState
     owner: str | None
     claimed_at: float | None
     heartbeat_at: float | None
@@ -105,7 +158,7 @@ class Task:
             body=row["body"],
             lane=row["lane"],
             priority=int(row["priority"]),
-            state=row["state"],
+            state=TaskState(row["state"]),
             owner=row["owner"],
             claimed_at=row["claimed_at"],
             heartbeat_at=row["heartbeat_at"],
@@ -128,7 +181,7 @@ class Event:
     at: float
     task_id: int | None
     agent: str
-    kind: str
+    kind: EventKind
     detail: dict[str, Any]
 
     @classmethod
@@ -138,7 +191,7 @@ class Event:
             at=float(row["at"]),
             task_id=None if row["task_id"] is None else int(row["task_id"]),
             agent=row["agent"],
-            kind=row["kind"],
+            kind=EventKind(row["kind"]),
             detail=dict(_json_value(row["detail"])),
         )
 

@@ -6,6 +6,7 @@ import pytest
 
 from git_lacunari.board import MAX_TITLE
 from git_lacunari.errors import BadPath, InvalidInput, Refused
+from git_lacunari.model import LockMode
 
 from .conftest import Boards, git
 
@@ -92,7 +93,7 @@ def test_not_found_and_not_open(boards: Boards) -> None:
     alice = boards("alice")
     with pytest.raises(Refused) as err:
         alice.claim(999)
-    assert refusal(err) == ("not_found", {"task": 999})
+    assert refusal(err) == ("not_found", {"task": 999, "lane": None, "blocked_by_paths": []})
     task = alice.add_task("Done soon")
     alice.claim(task.id)
     alice.done(task.id)
@@ -127,14 +128,14 @@ def test_claim_with_extra_paths_records_them(boards: Boards) -> None:
     task = alice.add_task("Plain")
     got = alice.claim(task.id, writes=["core/new.py"], reads=["README"])
     assert sorted((lk.pattern, lk.mode) for lk in got.locks) == [
-        ("README", "r"),
-        ("core/new.py", "w"),
+        ("README", "read"),
+        ("core/new.py", "write"),
     ]
     with pytest.raises(Refused):
         bob.lock(["core/new.py"])
     assert [(p.pattern, p.mode) for p in alice.show(task.id).paths] == [
-        ("README", "r"),
-        ("core/new.py", "w"),
+        ("README", "read"),
+        ("core/new.py", "write"),
     ]
 
 
@@ -215,8 +216,8 @@ def test_write_lock_overlap(boards: Boards, held: str, wanted: str, conflict: bo
 
 def test_readers_coexist_writer_excluded(boards: Boards) -> None:
     dana, erin, fred = boards("dana"), boards("erin"), boards("fred")
-    dana.lock(["core/"], mode="r")
-    erin.lock(["core/auth.py"], mode="r")
+    dana.lock(["core/"], mode=LockMode.READ)
+    erin.lock(["core/auth.py"], mode=LockMode.READ)
     with pytest.raises(Refused) as err:
         fred.lock(["core/auth.py"])
     assert refusal(err)[1]["holder"] in ("dana", "erin")
@@ -227,10 +228,10 @@ def test_readers_coexist_writer_excluded(boards: Boards) -> None:
 
 def test_own_locks_never_conflict_and_upgrade(boards: Boards) -> None:
     dana = boards("dana")
-    dana.lock(["core/"], mode="r")
+    dana.lock(["core/"], mode=LockMode.READ)
     dana.lock(["core/auth.py"])
     (again,) = dana.lock(["core/"])
-    assert again.mode == "w"
+    assert again.mode == LockMode.WRITE
     assert dana.check(["core/auth.py"]) == []
     assert sorted(lk.pattern for lk in dana.locks(mine=True)) == ["core/", "core/auth.py"]
 
@@ -309,7 +310,7 @@ def test_release_own_and_force(boards: Boards) -> None:
     dana.claim(task.id)
     with pytest.raises(Refused) as err:
         erin.release(task.id)
-    assert refusal(err) == ("not_owner", {"task": task.id, "holder": "dana"})
+    assert refusal(err) == ("not_owner", {"task": task.id, "holder": "dana", "path": None})
     with pytest.raises(InvalidInput):
         erin.release(task.id, force=True)
     released = erin.release(task.id, force=True, reason="dana is on holiday")
@@ -337,7 +338,7 @@ def test_done_only_by_owner(boards: Boards) -> None:
     dana.claim(task.id)
     with pytest.raises(Refused) as err:
         erin.done(task.id)
-    assert refusal(err) == ("not_owner", {"task": task.id, "holder": "dana"})
+    assert refusal(err) == ("not_owner", {"task": task.id, "holder": "dana", "path": None})
 
 
 def test_heartbeat(boards: Boards) -> None:

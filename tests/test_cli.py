@@ -37,7 +37,8 @@ def test_walkthrough_human_and_json(lac: Lac, repo: Path) -> None:
 
     check = lac("check", "core/auth.py", "README", "--as", "erin")
     assert check.code == 1
-    assert "core/auth.py: dana holds core/auth.py on task #1" in check.err
+    # The same message as the lock refusal: one vocabulary, one message per reason.
+    assert check.err.strip() == "refused: dana holds core/auth.py on task #1"
     assert lac("check", "README", "--as", "erin").code == 0
 
     locked = lac("lock", "core/", "--as", "erin", "--json")
@@ -139,7 +140,12 @@ def test_bad_input_exit_2_one_line_nothing_written(lac: Lac, args: list[str]) ->
 def test_unknown_task_is_refused_not_found(lac: Lac) -> None:
     for args in (["claim", "7"], ["show", "7"], ["done", "7"], ["release", "7"], ["log", "7"]):
         result = lac(*args, "--json")
-        assert result.code == 1 and result.json["refused"] == {"reason": "not_found", "task": 7}
+        assert result.code == 1 and result.json["refused"] == {
+            "reason": "not_found",
+            "task": 7,
+            "lane": None,
+            "blocked_by_paths": [],
+        }
 
 
 def test_outside_a_repository_exit_3(tmp_path: Path) -> None:

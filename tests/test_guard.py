@@ -138,9 +138,17 @@ def test_json_from_guard(guarded: Path, lac: Lac) -> None:
     result = lac("guard", "pre-commit", "--json", "--as", "erin")
     assert result.code == 1
     assert result.json["ok"] is False
-    assert [(r["path"], r["holder"], r["mode"]) for r in result.json["refused"]] == [
-        ("README", "dana", "w")
+    refused = result.json["refused"]
+    assert (refused["reason"], refused["path"], refused["holder"], refused["mode"]) == (
+        "path_locked",
+        "README",
+        "dana",
+        "write",
+    )
+    assert [(c["path"], c["wanted"], c["holder"]) for c in refused["conflicts"]] == [
+        ("README", "write", "dana")
     ]
+    assert result.json["message"] == "dana holds README (no task)"
 
 
 # --- installing ------------------------------------------------------------------

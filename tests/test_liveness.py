@@ -193,7 +193,7 @@ def test_drain_runs_tasks_with_their_environment(lac: Lac, repo: Path, tmp_path:
         "LAC_TASK_TITLE": "one",
         "LAC_LANE": "build",
         "LAC_AGENT": "d1",
-        "LAC_TASK_PATHS": '[["out/a", "w"]]',
+        "LAC_TASK_PATHS": '[["out/a", "write"]]',
     }
     assert [t["state"] for t in lac("tasks", "--json").json["tasks"]] == ["done", "done"]
 

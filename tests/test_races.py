@@ -20,6 +20,7 @@ import pytest
 from git_lacunari.board import Board
 from git_lacunari.errors import Refused
 from git_lacunari.identity import Identity
+from git_lacunari.model import LockMode
 from git_lacunari.repo import discover
 from git_lacunari.store import open_store
 
@@ -147,7 +148,7 @@ def _lock_race(
     for round_no in range(rounds):
         barrier.wait(BARRIER_TIMEOUT_S)
         try:
-            board.lock([pattern], mode="r" if reading else "w")
+            board.lock([pattern], mode=LockMode.READ if reading else LockMode.WRITE)
             won = True
         except Refused as exc:
             assert exc.reason == "path_locked"

@@ -259,3 +259,26 @@ def test_man_page_is_current_and_renders() -> None:
             env={**os.environ, "MANPAGER": "cat"},
         )
         assert shown.returncode == 0 and "git lac claim" in shown.stdout
+
+
+def test_ages_come_from_the_boards_clock_not_this_machines(
+    lac: Lac, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker whose clock runs a day ahead still sees the board's ages:
+    "heartbeat 0s ago" and STALE are measured against one clock, the board's."""
+    import re
+    import time
+
+    lac("task", "add", "auth", "--write", "README")
+    assert lac("claim", "1", "--as", "dana").code == 0
+    (repo / "README").write_text("changed\n")
+    git(repo, "add", "README")
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + 86400.0)
+    fresh = re.compile(r"heartbeat [0-9]s ago")
+    listed = lac("tasks", "--as", "obs")
+    assert fresh.search(listed.out) and "STALE" not in listed.out, listed.out
+    shown = lac("show", "1", "--as", "obs")
+    assert fresh.search(shown.out) and "1d" not in shown.out, shown.out  # created, locked since
+    guard = lac("guard", "pre-commit", "--as", "erin")
+    assert guard.code == 1 and fresh.search(guard.err), guard.err

@@ -714,8 +714,8 @@ def _invoke(argv: Sequence[str]) -> Result:
         raise KeyboardInterrupt from None
     if isinstance(done, Result):
         return done
-    # Only the reconcile command's body still prints for itself and raises
-    # Exit(1) while conflicts are left; it is to return a Result instead.
+    # Only the reconcile command's body still prints for itself and has click
+    # end with code 1 while conflicts are left; it is to return a Result instead.
     return Result(shown=True, unfinished="conflicts left" if done else None)
 
 

@@ -99,3 +99,43 @@ class Refused(LacError):
             "refused": {"reason": self.reason, **self.facts},
             "message": self.message,
         }
+
+
+class BoardBusy(CannotWorkHere):
+    """The board is busy; retry in a moment.
+
+    A wait on the board ran out (``lac.timeout``): its SQLite file held by
+    another writer, a PostgreSQL lock or statement timeout, a deadlock or a
+    serialization failure. The board was reached and nothing was written: this
+    is never the guards' offline policy. ``cause`` names which wait it was
+    (``locked``, ``lock_timeout``, ``statement_timeout``, ``cancelled``,
+    ``deadlock``, ``serialization_failure``).
+    """
+
+    kind = "board_busy"
+
+    def __init__(self, message: str, *, cause: str, transient: bool = False) -> None:
+        super().__init__(message)
+        self.cause = cause
+        # Rolled back by the server for a reason that a second try may not
+        # meet (deadlock, serialization): safe to retry a one-statement
+        # transaction. A timeout already waited its bound.
+        self.transient = transient
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": False,
+            "error": {"kind": self.kind, "cause": self.cause, "message": self.message},
+        }
+
+
+class BoardCorrupt(CannotWorkHere):
+    """The board's database file is damaged."""
+
+    kind = "board_corrupt"
+
+
+class BoardFailed(CannotWorkHere):
+    """The board reported an error it could not work past."""
+
+    kind = "board_failed"

@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 
 from .board import Board, Holding
 from .durations import format_duration
-from .errors import EXIT_OK, EXIT_REFUSED, BoardUnreachable, CannotWorkHere, InvalidInput
+from .errors import (
+    EXIT_OK,
+    EXIT_REFUSED,
+    BoardBusy,
+    BoardCorrupt,
+    BoardFailed,
+    BoardUnreachable,
+    CannotWorkHere,
+    InvalidInput,
+)
 from .repo import Repo, git
 from .session import Session
 
@@ -130,6 +139,8 @@ def _holdings(
         holdings = open_board().held_by_others(changed)
     except BoardUnreachable as exc:
         return _offline(policy, what, exc)
+    except (BoardBusy, BoardCorrupt, BoardFailed) as exc:  # reached, but no answer: never "offline"
+        return Outcome(exc.exit_code, warning=f"git lac: {exc.message}; {what} refused")
     return holdings or Outcome(EXIT_OK)
 
 

@@ -162,7 +162,7 @@ class PostgresStore(StoreBase):
         return AdvisoryExclusive.acquire(self.url, self.timeout, name)
 
     def wait_for_work(self, timeout: float) -> None:
-        """LISTEN for `notify_work`, with a polling fallback: a missed notice
+        """Wait on LISTEN for `notify_work`, with a polling fallback: a missed notice
         (say across a reconnect) costs at most one poll interval."""
         timeout = max(0.0, min(timeout, POLL_FALLBACK_S))
         if not self._listening:

@@ -359,3 +359,20 @@ def test_sqlite_commit_under_a_locked_board_is_refused_not_offline(repo: Path) -
     assert "database is locked" in result.err
     allowed = run_git(repo, "commit", "-qm", "x", agent="erin")
     assert allowed.code == 0, allowed
+
+
+def test_postgres_listen_hears_notify_work_on_the_one_channel(
+    pg: tuple[PostgresStore, str],
+) -> None:
+    """Only a real notification can wake the waiter well inside the 2 s poll fallback."""
+    listener, url = pg
+    listener.wait_for_work(0)  # starts listening, returns at once
+    sender = PostgresStore(url)
+    try:
+        sender.one("notify_work", lane="default")
+        start = time.monotonic()
+        listener.wait_for_work(30)
+        woke = time.monotonic() - start
+    finally:
+        sender.close()
+    assert woke < 1.0, f"woke after {woke:.2f}s: the poll fallback, not the notification"

@@ -85,8 +85,11 @@ def test_timeout_from_env_then_config_then_default(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("LAC_TIMEOUT", "2.5")
     assert resolve_timeout("1m") == 2.5
     monkeypatch.setenv("LAC_TIMEOUT", "soon")
-    with pytest.raises(BadDuration):
+    with pytest.raises(BadDuration, match="^LAC_TIMEOUT: invalid duration 'soon'"):
         resolve_timeout(None)
+    monkeypatch.delenv("LAC_TIMEOUT")
+    with pytest.raises(BadDuration, match="^lac.timeout: invalid duration '0'"):
+        resolve_timeout("0")
 
 
 def test_postgres_session_carries_the_bounds(pg_server: str) -> None:

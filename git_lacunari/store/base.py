@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
-from ..errors import BoardBusy, BoardTooNew, CannotWorkHere, LacError
+from ..errors import BadDuration, BoardBusy, BoardTooNew, CannotWorkHere, LacError
 from . import Row
 from .queries import fresh_schema, latest_version, migrations
 
@@ -27,12 +27,16 @@ TRANSIENT_ATTEMPTS = 3
 def resolve_timeout(configured: str | None) -> float:
     """Seconds any one wait on the board may last: ``LAC_TIMEOUT``, else
     ``git config lac.timeout``, else 5 s. Both take durations (``5``, ``5s``, ``1m``)."""
-    text = os.environ.get("LAC_TIMEOUT") or configured
+    env = os.environ.get("LAC_TIMEOUT")
+    text, source = (env, "LAC_TIMEOUT") if env else (configured, "lac.timeout")
     if not text:
         return DEFAULT_TIMEOUT_S
     from ..durations import parse_duration
 
-    return parse_duration(text)
+    try:
+        return parse_duration(text)
+    except BadDuration as exc:
+        raise BadDuration(f"{source}: {exc.message}") from None
 
 
 class Cursor(Protocol):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 
 from ..shipped import shipped
 
@@ -74,7 +73,3 @@ def fresh_schema(dialect: str) -> str:
 
 def latest_version(dialect: str) -> int:
     return migrations(dialect)[-1][0]
-
-
-def dialect_dir(dialect: str) -> Path:
-    return SQL_DIR / dialect

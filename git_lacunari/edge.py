@@ -81,7 +81,8 @@ def payload(outcome: Outcome) -> dict[str, Any] | None:
     if isinstance(outcome, Refused):
         return {"ok": ok, "refused": outcome.to_json(), "message": outcome.message}
     if isinstance(outcome, LacError):
-        return {"ok": ok, "error": {"kind": outcome.kind, "message": outcome.message}}
+        error = {"kind": outcome.kind, "message": outcome.message, **outcome.extra}
+        return {"ok": ok, "error": error}
     if outcome.shown:
         return None
     body: dict[str, Any] = {**outcome.data, "ok": ok}

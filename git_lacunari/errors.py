@@ -47,6 +47,11 @@ class LacError(Exception):
     def message(self) -> str:
         return str(self.args[0])
 
+    @property
+    def extra(self) -> dict[str, Any]:
+        """Facts beside ``kind`` and ``message`` in the ``--json`` error object."""
+        return {}
+
 
 class InvalidInput(LacError):
     """Invalid input."""
@@ -273,3 +278,44 @@ class HookConflict(Refused):
 
     def __init__(self, *, path: str, legacy: str, advice: str = "") -> None:
         super().__init__(self.reason, self._says(advice, path=path, legacy=legacy), path=path)
+
+
+# --- a board that was reached but did not answer (never the offline policy) ------------
+
+
+class BoardBusy(CannotWorkHere):
+    """The board is busy; retry in a moment.
+
+    A wait on the board ran out (``lac.timeout``): its SQLite file held by
+    another writer, a PostgreSQL lock or statement timeout, a deadlock or a
+    serialization failure. The board was reached and nothing was written: this
+    is never the guards' offline policy. ``cause`` names which wait it was
+    (``locked``, ``lock_timeout``, ``statement_timeout``, ``cancelled``,
+    ``deadlock``, ``serialization_failure``) and is printed in ``--json``.
+    """
+
+    kind = "board_busy"
+
+    def __init__(self, message: str, *, cause: str, transient: bool = False) -> None:
+        super().__init__(message)
+        self.cause = cause
+        # Rolled back by the server for a reason that a second try may not
+        # meet (deadlock, serialization): safe to retry a one-statement
+        # transaction. A timeout already waited its bound.
+        self.transient = transient
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        return {"cause": self.cause}
+
+
+class BoardCorrupt(CannotWorkHere):
+    """The board's database file is damaged."""
+
+    kind = "board_corrupt"
+
+
+class BoardFailed(CannotWorkHere):
+    """The board reported an error it could not work past."""
+
+    kind = "board_failed"

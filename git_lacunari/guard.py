@@ -17,7 +17,15 @@ from dataclasses import dataclass
 from .board import Board
 from .durations import format_duration
 from .edge import Result
-from .errors import BoardUnreachable, CannotWorkHere, InvalidInput, PathLocked
+from .errors import (
+    BoardBusy,
+    BoardCorrupt,
+    BoardFailed,
+    BoardUnreachable,
+    CannotWorkHere,
+    InvalidInput,
+    PathLocked,
+)
 from .model import Conflict
 from .repo import Repo, git
 from .session import Session
@@ -125,6 +133,9 @@ def _holdings(
         holdings = open_board().held_by_others(changed)
     except BoardUnreachable as exc:
         return _offline(policy, what, exc)
+    except (BoardBusy, BoardCorrupt, BoardFailed) as exc:  # reached, but no answer: never "offline"
+        exc.hint = f"git lac: {what} refused: the board did not answer, so nothing was checked"
+        raise
     if not holdings:
         return Result(checked(hook, len(changed)))
     return holdings, open_board().now()

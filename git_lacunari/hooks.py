@@ -17,10 +17,11 @@ from pathlib import Path
 
 from .errors import HookConflict
 from .repo import Repo, git
+from .shipped import shipped
 
 HOOK_NAMES = ("pre-commit", "pre-push")
 MARKER = "# git-lacunari guard hook"
-TEMPLATES = Path(__file__).resolve().parent / "hooks"
+TEMPLATES = shipped("hooks")
 
 
 @dataclass

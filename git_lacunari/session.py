@@ -31,7 +31,12 @@ class Session:
         from .store import open_store
 
         repo = self.repo
-        store = open_store(url or repo.get("lac.url"), repo.common_dir, create=create)
+        store = open_store(
+            url or repo.get("lac.url"),
+            repo.common_dir,
+            create=create,
+            timeout=repo.get("lac.timeout"),
+        )
         board = Board(
             store,
             self.identity,

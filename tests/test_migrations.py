@@ -155,3 +155,41 @@ def _open_and_migrate(opener: str, target: Any) -> None:
     store = SqliteStore(target) if opener == "sqlite" else PostgresStore(target)
     store.migrate(create=True)
     assert store.schema_version() == latest_version(store.dialect)
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres"])
+def test_a_failing_migration_step_rolls_back_whole(
+    dialect: str, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One transaction per step (store/base.py): a step that fails half way
+    leaves neither its first statement nor a version behind."""
+    from git_lacunari.store import base
+
+    real = migrations(dialect)
+    broken = (
+        len(real) + 1,
+        f"{len(real) + 1:04d}_broken.sql",
+        "CREATE TABLE lac_half (x int);\nSELECT lac_no_such_function();\n",
+    )
+    cm: Any = None
+    if dialect == "sqlite":
+        store: Any = SqliteStore(tmp_path / "b.db")
+    else:
+        cm = pg_schema(request.getfixturevalue("pg_server"))
+        store = PostgresStore(cm.__enter__())
+    try:
+        assert store.migrate(create=True) == len(real)
+        monkeypatch.setattr(base, "migrations", lambda d: [*real, broken])
+        monkeypatch.setattr(base, "latest_version", lambda d: broken[0])
+        with pytest.raises(Exception, match="lac_no_such_function"):
+            store.migrate(create=True)
+        assert store.schema_version() == len(real)
+        if dialect == "sqlite":
+            half = store.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'lac_half'")
+        else:
+            half = store.conn.execute("SELECT 1 WHERE to_regclass('lac_half') IS NOT NULL")
+        assert half.fetchone() is None, "the failed step's first statement stayed"
+        store.close()
+    finally:
+        if cm is not None:
+            cm.__exit__(None, None, None)

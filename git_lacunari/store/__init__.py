@@ -46,6 +46,8 @@ class Store(Protocol):
         Inside an open transaction it simply joins it.
         """
 
+    timeout: float
+
     def exclusive(self, name: str) -> Exclusive | None:
         """Try to become the one holder of ``name`` on this board (one keeper,
         one drainer per lane), across processes and machines; None if taken.
@@ -66,20 +68,27 @@ def is_postgres_url(url: str) -> bool:
     return url.startswith(("postgresql://", "postgres://"))
 
 
-def open_store(url: str | None, common_dir: Path, *, create: bool = False) -> Store:
+def open_store(
+    url: str | None, common_dir: Path, *, create: bool = False, timeout: str | None = None
+) -> Store:
     """Open the board named by ``url`` (``lac.url``); None is the embedded default.
 
     ``create`` is what ``git lac init`` asks for. The embedded board is always
-    created on first use: zero setup is its point.
+    created on first use: zero setup is its point. ``timeout`` is
+    ``lac.timeout`` (``LAC_TIMEOUT`` overrides it): how long any one wait on
+    the board may last before it is reported busy.
     """
+    from .base import resolve_timeout
+
+    seconds = resolve_timeout(timeout)
     if url and is_postgres_url(url):
         from .postgres import PostgresStore
 
-        pg = PostgresStore(url)
+        pg = PostgresStore(url, seconds)
         pg.migrate(create=create)
         return pg
     from .sqlite import SqliteStore, sqlite_path
 
-    lite = SqliteStore(sqlite_path(url, common_dir))
+    lite = SqliteStore(sqlite_path(url, common_dir), seconds)
     lite.migrate(create=True)
     return lite

@@ -5,29 +5,44 @@ READ COMMITTED. Races that READ COMMITTED does not settle by itself (granting
 path locks, migrating) are serialised with transaction-scoped advisory locks
 keyed by the board's schema, so two boards in one database never block each
 other. Credentials come from libpq as usual (environment, ``~/.pgpass``).
+
+Every wait is bounded by ``lac.timeout`` (T): connecting, and each lock wait
+(``lock_timeout``) up to T, a statement up to 2T (``statement_timeout``, so a
+wait on a lock is reported as one). Only a connection that cannot be made or
+was lost is ``BoardUnreachable``; the rest of what the server says is
+``BoardBusy`` (timeouts, deadlocks, serialization failures) or ``BoardFailed``.
 """
 
 from __future__ import annotations
 
+import functools
+import math
+import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.pq import TransactionStatus
 from psycopg.rows import dict_row
 
-from ..errors import BoardTooNew, BoardUnreachable, CannotWorkHere
+from ..errors import (
+    BoardBusy,
+    BoardFailed,
+    BoardUnreachable,
+    CannotWorkHere,
+    InvalidInput,
+    LacError,
+)
 from . import Row
-from .queries import fresh_schema, latest_version, load_queries, migrations
+from .base import DEFAULT_TIMEOUT_S, Cursor, StoreBase
+from .queries import load_queries
 
-CONNECT_TIMEOUT_S = 5
 POLL_FALLBACK_S = 2.0
 PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
-VERSION_TABLE = """CREATE TABLE IF NOT EXISTS lac_schema_version (
-    version integer PRIMARY KEY, name text NOT NULL,
-    applied_at double precision NOT NULL DEFAULT extract(epoch FROM now()))"""
+# SQLSTATEs of a connection that is gone (class 08 is "connection exception").
+LOST = {"57P01": "admin shutdown", "57P02": "crash shutdown", "57P03": "cannot connect now"}
 
 
 def redact(url: str) -> str:
@@ -48,153 +63,112 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-class PostgresStore:
-    dialect = "postgres"
+@functools.cache
+def pg_queries() -> dict[str, str]:
+    return {name: to_pyformat(sql) for name, sql in load_queries("postgres").items()}
 
-    def __init__(self, url: str) -> None:
-        self.url = url
-        try:
-            self.conn = psycopg.connect(
-                url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT_S
-            )
-        except psycopg.Error as exc:
-            raise BoardUnreachable(
-                f"cannot reach the board at {redact(url)}: {_first_line(exc)}"
-            ) from None
-        self.queries = {name: to_pyformat(sql) for name, sql in load_queries("postgres").items()}
-        self._depth = 0
-        self._listening = False
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        if self._depth:
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
-            return
-        self._depth = 1
-        try:
-            with self._translated(), self.conn.transaction():
-                yield
-        finally:
-            self._depth = 0
+def connect(url: str, timeout: float) -> psycopg.Connection[Row]:
+    """An autocommit connection whose waits are bounded by ``timeout``."""
+    try:
+        given = conninfo_to_dict(url)
+    except psycopg.ProgrammingError as exc:
+        raise InvalidInput(f"invalid board URL {redact(url)}: {_first_line(exc)}") from None
+    # libpq takes `options` from the URL, else PGOPTIONS; ours go first so that
+    # a -c setting the user gave there still wins.
+    theirs = str(given.get("options") or os.environ.get("PGOPTIONS", ""))
+    ms = max(1, round(timeout * 1000))
+    options = f"-c lock_timeout={ms} -c statement_timeout={2 * ms} {theirs}".strip()
+    try:
+        return psycopg.connect(
+            url,
+            autocommit=True,
+            row_factory=dict_row,
+            connect_timeout=max(2, math.ceil(timeout)),
+            options=options,
+        )
+    except psycopg.Error as exc:
+        raise BoardUnreachable(
+            f"cannot reach the board at {redact(url)}: {_first_line(exc)}"
+        ) from None
 
-    @contextmanager
-    def _translated(self) -> Iterator[None]:
-        try:
-            yield
-        except psycopg.OperationalError as exc:
-            raise BoardUnreachable(
-                f"lost the board at {redact(self.url)}: {_first_line(exc)}"
-            ) from None
-        except psycopg.errors.UndefinedTable:
-            raise CannotWorkHere(
-                f"no board at {redact(self.url)}: run `git lac init --url URL` first"
-            ) from None
 
-    def write(self) -> Any:
-        return self._transaction()
+def classify(
+    exc: Exception, url: str, timeout: float, conn: psycopg.Connection[Any] | None
+) -> LacError | None:
+    """What a psycopg error means to the user; None for a bug to surface as one."""
+    where = redact(url)
+    if isinstance(exc, psycopg.errors.UndefinedTable):
+        return CannotWorkHere(f"no board at {where}: run `git lac init --url URL` first")
+    if not isinstance(exc, psycopg.OperationalError):
+        return None
+    state, first = exc.sqlstate, _first_line(exc)
+    if state is None or state.startswith("08") or state in LOST or (conn and conn.broken):
+        return BoardUnreachable(f"lost the board at {where}: {first}")
 
-    def read(self) -> Any:
-        return self._transaction()
-
-    def _execute(self, query: str, params: dict[str, Any]) -> psycopg.Cursor[Row]:
-        with self._translated():
-            return self.conn.execute(self.queries[query], params)
-
-    def all(self, query: str, /, **params: Any) -> list[Row]:
-        return self._execute(query, params).fetchall()
-
-    def one(self, query: str, /, **params: Any) -> Row | None:
-        cursor = self._execute(query, params)
-        return cursor.fetchone() if cursor.description is not None else None
-
-    def atomic(self, query: str, /, **params: Any) -> Row | None:
-        # The connection is in autocommit mode: outside a transaction block a
-        # single statement is its own transaction.
-        return self.one(query, **params)
-
-    def run(self, query: str, /, **params: Any) -> int:
-        return self._execute(query, params).rowcount
-
-    def schema_version(self) -> int | None:
-        with self._translated():
-            exists = self.conn.execute(
-                "SELECT to_regclass('lac_schema_version') IS NOT NULL AS e"
-            ).fetchone()
-            if not exists or not exists["e"]:
-                return None
-            row = self.conn.execute("SELECT max(version) AS v FROM lac_schema_version").fetchone()
-        return None if row is None or row["v"] is None else int(row["v"])
-
-    def migrate(self, create: bool, upto: int | None = None) -> int:
-        latest = latest_version(self.dialect) if upto is None else upto
-        current = self.schema_version()
-        if current == latest:
-            return latest
-        if current is not None and current > latest:
-            raise BoardTooNew(
-                f"the board at {redact(self.url)} has schema version {current}, newer than "
-                f"this git-lacunari knows ({latest}); upgrade git-lacunari"
-            )
-        if not create:
-            if current is None:
-                raise CannotWorkHere(
-                    f"no board at {redact(self.url)}: run `git lac init --url URL` first"
-                )
-            raise CannotWorkHere(
-                f"the board at {redact(self.url)} has schema version {current}, older than "
-                f"this git-lacunari ({latest}): run `git lac init` to migrate it"
-            )
-        with self._translated():
-            self.conn.execute(
-                "SELECT pg_advisory_lock(hashtext('lac_migrate:' || current_schema()))"
-            )
-            try:
-                self._migrate_locked(latest, upto)
-            finally:
-                self.conn.execute(
-                    "SELECT pg_advisory_unlock(hashtext('lac_migrate:' || current_schema()))"
-                )
-        return latest
-
-    def _migrate_locked(self, latest: int, upto: int | None) -> None:
-        current = self.schema_version()  # another process may have won the race
-        if current == latest:
-            return
-        with self.conn.transaction():
-            self.conn.execute(VERSION_TABLE)
-        if current is None and upto is None:
-            with self.conn.transaction():
-                self.conn.execute(fresh_schema(self.dialect).encode())
-                self._record(latest, "schema.sql")
-            return
-        for version, filename, sql in migrations(self.dialect):
-            if (current or 0) < version <= latest:
-                with self.conn.transaction():  # one transaction per migration
-                    self.conn.execute(sql.encode())
-                    self._record(version, filename)
-
-    def _record(self, version: int, name: str) -> None:
-        self.conn.execute(
-            "INSERT INTO lac_schema_version (version, name) VALUES (%s, %s)", (version, name)
+    def busy(cause: str, what: str, transient: bool = False) -> BoardBusy:
+        return BoardBusy(
+            f"the board at {where} is busy: {what}; retry in a moment",
+            cause=cause,
+            transient=transient,
         )
 
+    if state == "55P03":
+        return busy("lock_timeout", f"waited {timeout:g}s for a lock another session holds")
+    if state == "57014" and "statement timeout" in first:
+        return busy("statement_timeout", f"a statement ran past {2 * timeout:g}s")
+    if state == "57014":
+        return busy("cancelled", f"a statement was cancelled ({first})")
+    if state == "40P01":
+        return busy("deadlock", "deadlock with another session", transient=True)
+    if state == "40001":
+        return busy("serialization_failure", "serialization failure", transient=True)
+    return BoardFailed(f"the board at {where} failed: {first}")
+
+
+class PostgresStore(StoreBase):
+    dialect = "postgres"
+
+    def __init__(self, url: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        super().__init__(timeout)
+        self.url = url
+        self.conn = connect(url, timeout)
+        self.queries = pg_queries()
+        self._listening = False
+
+    @property
+    def where(self) -> str:
+        return redact(self.url)
+
+    def _cursor(self, sql: str, params: dict[str, Any]) -> Cursor:
+        return self.conn.execute(sql, params)
+
+    def _script(self, sql: str) -> None:
+        # Bytes: no placeholders, and several statements in one round trip.
+        self.conn.execute(sql.encode())
+
+    def _in_transaction(self) -> bool:
+        return self.conn.info.transaction_status != TransactionStatus.IDLE
+
+    def _classify(self, exc: Exception) -> LacError | None:
+        return classify(exc, self.url, self.timeout, self.conn)
+
+    def _atomic_once(self, query: str, params: dict[str, Any]) -> Row | None:
+        # The connection is in autocommit mode: outside a transaction block a
+        # single statement is its own transaction, one round trip.
+        return self.one(query, **params)
+
     def exclusive(self, name: str) -> AdvisoryExclusive | None:
-        return AdvisoryExclusive.acquire(self.url, name)
+        return AdvisoryExclusive.acquire(self.url, self.timeout, name)
 
     def wait_for_work(self, timeout: float) -> None:
-        """LISTEN for `notify_work`, with a polling fallback: a missed notice
+        """Wait on LISTEN for `notify_work`, with a polling fallback: a missed notice
         (say across a reconnect) costs at most one poll interval."""
         timeout = max(0.0, min(timeout, POLL_FALLBACK_S))
+        if not self._listening:
+            self.run("listen_work")
+            self._listening = True
         with self._translated():
-            if not self._listening:
-                row = self.conn.execute("SELECT 'lac_work_' || current_schema() AS c").fetchone()
-                assert row is not None
-                self.conn.execute(f'LISTEN "{row["c"]}"')
-                self._listening = True
             for _ in self.conn.notifies(timeout=timeout, stop_after=1):
                 break
 
@@ -211,19 +185,16 @@ class AdvisoryExclusive:
         self.conn = conn
 
     @classmethod
-    def acquire(cls, url: str, name: str) -> AdvisoryExclusive | None:
+    def acquire(cls, url: str, timeout: float, name: str) -> AdvisoryExclusive | None:
+        conn = connect(url, timeout)
         try:
-            conn = psycopg.connect(
-                url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT_S
-            )
-            row = conn.execute(
-                "SELECT pg_try_advisory_lock(hashtext(%s || ':' || current_schema())) AS got",
-                (name,),
-            ).fetchone()
-        except psycopg.OperationalError as exc:
-            raise BoardUnreachable(
-                f"cannot reach the board at {redact(url)}: {_first_line(exc)}"
-            ) from None
+            row = conn.execute(pg_queries()["try_exclusive"], {"name": name}).fetchone()
+        except psycopg.Error as exc:
+            error = classify(exc, url, timeout, conn)
+            conn.close()
+            if error is None:
+                raise
+            raise error from None
         if row is None or not row["got"]:
             conn.close()
             return None
@@ -231,7 +202,7 @@ class AdvisoryExclusive:
 
     def alive(self) -> bool:
         try:
-            self.conn.execute("SELECT 1")
+            self.conn.execute(pg_queries()["ping"])
             return True
         except psycopg.Error:
             return False

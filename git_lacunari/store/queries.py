@@ -1,19 +1,25 @@
-"""Load the named queries and migrations of a dialect from ``sql/<dialect>/``."""
+"""Load the named queries and migrations of a dialect from ``sql/<dialect>/``.
+
+Two files of named blocks per dialect: ``queries.sql``, the board's
+vocabulary, and ``store.sql``, the store's own machinery (version table,
+migration lock, session locks, the work channel). Both dialects define the
+same names in each (tests/test_store.py); a fragment of either file may be
+inlined in the other.
+"""
 
 from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
+
+from ..shipped import shipped
 
 NAME_LINE = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
 FRAGMENT = re.compile(r"\{\{(\w+)\}\}")
 MIGRATION = re.compile(r"^(\d{4})_\w+\.sql$")
+NAMED_FILES = ("queries.sql", "store.sql")
 
-
-# Plain files beside the code (shipped as package data): importlib.resources
-# would cost the hook path several milliseconds of imports for nothing.
-SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
+SQL_DIR = shipped("sql")
 
 
 def _sql_text(dialect: str, filename: str) -> str:
@@ -24,12 +30,26 @@ def _strip_comments(sql: str) -> str:
     return "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith("--"))
 
 
+def named_blocks(dialect: str, filename: str) -> dict[str, str]:
+    """The raw ``-- name: X`` blocks of one file, comments stripped, fragments not inlined."""
+    parts = NAME_LINE.split(_sql_text(dialect, filename))
+    names = parts[1::2]
+    duplicated = sorted({n for n in names if names.count(n) > 1})
+    if duplicated:
+        raise ValueError(f"sql/{dialect}/{filename} names {duplicated} twice")
+    return {parts[i]: _strip_comments(parts[i + 1]).strip() for i in range(1, len(parts), 2)}
+
+
 @functools.cache
 def load_queries(dialect: str) -> dict[str, str]:
-    """Every ``-- name: X`` block of ``queries.sql``, fragments inlined."""
-    text = _sql_text(dialect, "queries.sql")
-    parts = NAME_LINE.split(text)
-    raw = {parts[i]: _strip_comments(parts[i + 1]).strip() for i in range(1, len(parts), 2)}
+    """Every named block of the dialect's files, fragments inlined."""
+    raw: dict[str, str] = {}
+    for filename in NAMED_FILES:
+        blocks = named_blocks(dialect, filename)
+        clash = sorted(raw.keys() & blocks.keys())
+        if clash:
+            raise ValueError(f"sql/{dialect}/{filename} repeats {clash} of another file")
+        raw.update(blocks)
 
     def expand(sql: str) -> str:
         return FRAGMENT.sub(lambda m: expand(raw[m.group(1)]), sql)

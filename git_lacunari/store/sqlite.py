@@ -1,9 +1,8 @@
 """The embedded board: one SQLite file in the git common dir.
 
 WAL lets readers run beside the single writer; every write transaction is
-``BEGIN IMMEDIATE`` so it takes the write lock up front (a deferred
-transaction that upgrades later can fail with SQLITE_BUSY instead of
-waiting), which also makes every check-then-insert on this board serial.
+``BEGIN IMMEDIATE`` (``sql/sqlite/store.sql``). A writer waits for another at
+most the busy timeout (``lac.timeout``), then gets ``BoardBusy``, not a hang.
 """
 
 from __future__ import annotations
@@ -11,18 +10,20 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import BoardTooNew, BoardUnreachable
+from ..errors import BoardBusy, BoardCorrupt, BoardFailed, BoardUnreachable, LacError
 from . import Row
-from .queries import fresh_schema, latest_version, load_queries, migrations
+from .base import DEFAULT_TIMEOUT_S, Cursor, StoreBase
+from .queries import load_queries
 
-BUSY_TIMEOUT_S = 60.0
 POLL_INTERVAL_S = 0.5  # how often `claim --next --wait` looks again
-VERSION_TABLE = """CREATE TABLE IF NOT EXISTS lac_schema_version (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"""
+
+# Primary result codes (the low byte of sqlite_errorcode).
+SQLITE_BUSY, SQLITE_LOCKED = 5, 6
+SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26
+SQLITE_CANTOPEN = 14
 
 
 def sqlite_path(url: str | None, common_dir: Path) -> Path:
@@ -50,106 +51,58 @@ def _statements(script: str) -> Iterator[str]:
         yield buffer
 
 
-class SqliteStore:
+class SqliteStore(StoreBase):
     dialect = "sqlite"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        super().__init__(timeout)
         self.path = path
         self.url = f"sqlite://{path}"
+        self.queries = load_queries("sqlite")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-            self.conn.row_factory = _dict_row
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-        except (OSError, sqlite3.Error) as exc:
+        except OSError as exc:
             raise BoardUnreachable(f"cannot open the board at {path}: {exc}") from None
-        self.queries = load_queries("sqlite")
-        self._depth = 0
+        with self._translated():
+            self.conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+            self.conn.row_factory = _dict_row
+            self._script(self.queries["open_session"])
 
-    @contextmanager
-    def _transaction(self, begin: str) -> Iterator[None]:
-        if self._depth:  # nested: part of the enclosing transaction
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
-            return
-        self.conn.execute(begin)
-        self._depth = 1
-        try:
-            yield
-        except BaseException:
-            self._depth = 0
-            self.conn.execute("ROLLBACK")
-            raise
-        self._depth = 0
-        self.conn.execute("COMMIT")
+    @property
+    def where(self) -> str:
+        return str(self.path)
 
-    def write(self) -> Any:
-        return self._transaction("BEGIN IMMEDIATE")
+    def _cursor(self, sql: str, params: dict[str, Any]) -> Cursor:
+        return self.conn.execute(sql, params)
 
-    def read(self) -> Any:
-        return self._transaction("BEGIN")
-
-    def all(self, query: str, /, **params: Any) -> list[Row]:
-        return self.conn.execute(self.queries[query], params).fetchall()
-
-    def one(self, query: str, /, **params: Any) -> Row | None:
-        row: Row | None = self.conn.execute(self.queries[query], params).fetchone()
-        return row
-
-    def atomic(self, query: str, /, **params: Any) -> Row | None:
-        with self.write():
-            return self.one(query, **params)
-
-    def run(self, query: str, /, **params: Any) -> int:
-        return self.conn.execute(self.queries[query], params).rowcount
-
-    def schema_version(self) -> int | None:
-        exists = self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE name = 'lac_schema_version'"
-        ).fetchone()
-        if not exists:
-            return None
-        row = self.conn.execute("SELECT max(version) AS v FROM lac_schema_version").fetchone()
-        return None if row is None or row["v"] is None else int(row["v"])
-
-    def migrate(self, create: bool, upto: int | None = None) -> int:
-        latest = latest_version(self.dialect) if upto is None else upto
-        current = self.schema_version()
-        if current == latest:  # the common case: no write transaction at all
-            return latest
-        if current is not None and current > latest:
-            raise BoardTooNew(
-                f"the board at {self.path} has schema version {current}, newer than this "
-                f"git-lacunari knows ({latest}); upgrade git-lacunari"
-            )
-        with self.write():
-            current = self.schema_version()  # another process may have won the race
-            self.conn.execute(VERSION_TABLE)
-            if current is None and upto is None:
-                self._script(fresh_schema(self.dialect))
-                self._record(latest, "schema.sql")
-                return latest
-            for version, filename, sql in migrations(self.dialect):
-                if (current or 0) < version <= latest:
-                    self._script(sql)
-                    self._record(version, filename)
-        return latest
-
-    def _script(self, script: str) -> None:
-        for statement in _statements(script):
+    def _script(self, sql: str) -> None:
+        for statement in _statements(sql):
             self.conn.execute(statement)
 
-    def _record(self, version: int, name: str) -> None:
-        self.conn.execute(
-            "INSERT INTO lac_schema_version"
-            " VALUES (?, ?, (julianday('now') - 2440587.5) * 86400.0)",
-            (version, name),
-        )
+    def _in_transaction(self) -> bool:
+        return self.conn.in_transaction
+
+    def _classify(self, exc: Exception) -> LacError | None:
+        if not isinstance(exc, sqlite3.DatabaseError):
+            return None  # a programming error: a bug, to surface as one
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        first = str(exc).strip() or type(exc).__name__
+        if code in (SQLITE_BUSY, SQLITE_LOCKED):
+            return BoardBusy(
+                f"the board at {self.path} is busy: another process held its write lock "
+                f"longer than {self.timeout:g}s ({first}); retry in a moment",
+                cause="locked",
+            )
+        if code in (SQLITE_CORRUPT, SQLITE_NOTADB):
+            return BoardCorrupt(
+                f"the board at {self.path} is damaged ({first}): restore it from a copy, "
+                "or move it aside and run `git lac init` for a new one"
+            )
+        if code == SQLITE_CANTOPEN:
+            return BoardUnreachable(f"cannot open the board at {self.path}: {first}")
+        if isinstance(exc, sqlite3.OperationalError):  # I/O, disk full, read-only…
+            return BoardFailed(f"the board at {self.path} failed: {first}")
+        return None  # integrity and the like: a bug of ours, not the user's
 
     def exclusive(self, name: str) -> FileExclusive | None:
         return FileExclusive.acquire(self.path.parent / f"{name.replace('/', '_')}.lock")

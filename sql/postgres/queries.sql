@@ -179,7 +179,7 @@ ON CONFLICT (name) DO UPDATE SET value = excluded.value
 
 -- name: notify_work
 -- Wakes `claim --next --wait` on this board (delivered at commit).
-SELECT pg_notify('lac_work_' || current_schema(), :lane)
+SELECT pg_notify({{work_channel}}, :lane)
 
 -- name: park
 UPDATE lac_tasks

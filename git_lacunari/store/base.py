@@ -1,0 +1,240 @@
+"""What both backends share, written once: transactions, named-query calls,
+error translation at one boundary, the bounded retry and the migration loop.
+
+A backend supplies its connection, how to run one statement and one script,
+whether a transaction is open, and how to read its driver's errors
+(``_classify``); everything else is here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, Protocol
+
+from ..errors import BadDuration, BoardBusy, BoardTooNew, CannotWorkHere, LacError
+from . import Row
+from .queries import fresh_schema, latest_version, migrations
+
+DEFAULT_TIMEOUT_S = 5.0
+# A one-statement transaction that the server rolled back for a deadlock or a
+# serialization failure wrote nothing and can simply run again; a bound keeps
+# a pathological board from looping.
+TRANSIENT_ATTEMPTS = 3
+
+
+def resolve_timeout(configured: str | None) -> float:
+    """Seconds any one wait on the board may last: ``LAC_TIMEOUT``, else
+    ``git config lac.timeout``, else 5 s. Both take durations (``5``, ``5s``, ``1m``)."""
+    env = os.environ.get("LAC_TIMEOUT")
+    text, source = (env, "LAC_TIMEOUT") if env else (configured, "lac.timeout")
+    if not text:
+        return DEFAULT_TIMEOUT_S
+    from ..durations import parse_duration
+
+    try:
+        return parse_duration(text)
+    except BadDuration as exc:
+        raise BadDuration(f"{source}: {exc.message}") from None
+
+
+class Cursor(Protocol):
+    @property
+    def description(self) -> Any: ...
+
+    @property
+    def rowcount(self) -> int: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def fetchone(self) -> Any: ...
+
+
+class StoreBase:
+    dialect: str
+    url: str
+    timeout: float
+    queries: dict[str, str]
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._depth = 0
+
+    # --- what a backend supplies ----------------------------------------------
+
+    @property
+    def where(self) -> str:
+        """The board, as messages name it (never with a password)."""
+        raise NotImplementedError
+
+    def _in_transaction(self) -> bool:
+        """Is a transaction open on the connection (so a rollback is due)?"""
+        raise NotImplementedError
+
+    def _cursor(self, sql: str, params: dict[str, Any]) -> Cursor:
+        raise NotImplementedError
+
+    def _script(self, sql: str) -> None:
+        """Run a script of several statements (schema, migrations)."""
+        raise NotImplementedError
+
+    def _classify(self, exc: Exception) -> LacError | None:
+        """The user-facing error for a driver error, or None for a bug to surface."""
+        raise NotImplementedError
+
+    def _atomic_once(self, query: str, params: dict[str, Any]) -> Row | None:
+        with self.write():
+            return self.one(query, **params)
+
+    # --- transactions ---------------------------------------------------------
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except LacError:
+            raise
+        except Exception as exc:
+            error = self._classify(exc)
+            if error is None:
+                raise
+            raise error from None
+
+    @contextmanager
+    def _begin(self, write: bool) -> Iterator[None]:
+        """The outermost transaction: commit on success, roll back on any error."""
+        self.run("begin_write" if write else "begin_read")
+        try:
+            yield
+        except BaseException:
+            self._roll_back()
+            raise
+        try:
+            self.run("commit")
+        except LacError:  # a COMMIT that fails busy leaves the transaction open on SQLite
+            self._roll_back()
+            raise
+
+    def _roll_back(self) -> None:
+        try:
+            if self._in_transaction():
+                self.run("rollback")
+        except LacError:
+            pass  # the connection is gone: so is its transaction; the first error tells
+
+    @contextmanager
+    def _transaction(self, write: bool) -> Iterator[None]:
+        if self._depth:  # nested: part of the enclosing transaction
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._depth = 1
+        try:
+            with self._translated(), self._begin(write):
+                yield
+        finally:
+            self._depth = 0
+
+    def write(self) -> AbstractContextManager[None]:
+        return self._transaction(write=True)
+
+    def read(self) -> AbstractContextManager[None]:
+        return self._transaction(write=False)
+
+    # --- named queries --------------------------------------------------------
+
+    def _execute(self, query: str, params: dict[str, Any]) -> Cursor:
+        return self._cursor(self.queries[query], params)
+
+    def all(self, query: str, /, **params: Any) -> list[Row]:
+        with self._translated():
+            rows: list[Row] = self._execute(query, params).fetchall()
+        return rows
+
+    def one(self, query: str, /, **params: Any) -> Row | None:
+        with self._translated():
+            cursor = self._execute(query, params)
+            row: Row | None = cursor.fetchone() if cursor.description is not None else None
+        return row
+
+    def run(self, query: str, /, **params: Any) -> int:
+        with self._translated():
+            return self._execute(query, params).rowcount
+
+    def atomic(self, query: str, /, **params: Any) -> Row | None:
+        if self._depth:  # inside a transaction: simply join it
+            return self.one(query, **params)
+        for attempt in range(1, TRANSIENT_ATTEMPTS + 1):
+            try:
+                return self._atomic_once(query, params)
+            except BoardBusy as exc:
+                if not exc.transient:
+                    raise
+                if attempt == TRANSIENT_ATTEMPTS:
+                    raise BoardBusy(
+                        f"{exc.message} (gave up after {attempt} tries)", cause=exc.cause
+                    ) from None
+        raise AssertionError("unreachable")
+
+    # --- the schema -----------------------------------------------------------
+
+    def schema_version(self) -> int | None:
+        exists = self.one("has_version_table")
+        if not exists or not exists["e"]:
+            return None
+        row = self.one("schema_version")
+        return None if row is None or row["v"] is None else int(row["v"])
+
+    def _refuse_too_new(self, current: int | None, latest: int) -> None:
+        if current is not None and current > latest:
+            raise BoardTooNew(
+                f"the board at {self.where} has schema version {current}, newer than this "
+                f"git-lacunari knows ({latest}); upgrade git-lacunari"
+            )
+
+    def migrate(self, create: bool, upto: int | None = None) -> int:
+        """Bring the schema to ``upto`` (default: the latest), one transaction
+        per step; a board with no schema gets ``schema.sql`` whole. Concurrent
+        first uses are serialised by ``serialize_migrations``, and each step
+        re-reads the version inside its transaction, so it is applied once."""
+        latest = latest_version(self.dialect) if upto is None else upto
+        current = self.schema_version()
+        if current == latest:  # the common case: no write transaction at all
+            return latest
+        self._refuse_too_new(current, latest)
+        if not create:
+            if current is None:
+                raise CannotWorkHere(
+                    f"no board at {self.where}: run `git lac init --url URL` first"
+                )
+            raise CannotWorkHere(
+                f"the board at {self.where} has schema version {current}, older than "
+                f"this git-lacunari ({latest}): run `git lac init` to migrate it"
+            )
+        while True:
+            with self.write():
+                self.run("serialize_migrations")
+                self._script(self.queries["version_table"])
+                current = self.schema_version()  # another process may have won the race
+                self._refuse_too_new(current, latest)
+                step = _next_step(self.dialect, current, latest, fresh=upto is None)
+                if step is None:
+                    return latest
+                version, name, sql = step
+                self._script(sql)
+                self.run("record_version", version=version, name=name)
+
+
+def _next_step(
+    dialect: str, current: int | None, latest: int, *, fresh: bool
+) -> tuple[int, str, str] | None:
+    if current is None and fresh:
+        return latest, "schema.sql", fresh_schema(dialect)
+    for version, filename, sql in migrations(dialect):
+        if (current or 0) < version <= latest:
+            return version, filename, sql
+    return None

@@ -1,0 +1,60 @@
+-- The store's own statements for the embedded board (store/base.py and
+-- store/sqlite.py run them; the board layer never does). Every name here
+-- exists in sql/postgres/store.sql too (tests/test_store.py proves it); where
+-- SQLite needs nothing, the twin says why.
+
+-- name: open_session
+-- WAL lets readers run beside the one writer; the busy timeout is set by the
+-- driver (sqlite3.connect(timeout=…), from lac.timeout).
+PRAGMA journal_mode=WAL;
+PRAGMA synchronous=NORMAL;
+PRAGMA foreign_keys=ON;
+
+-- name: begin_write
+-- Takes the write lock up front: a deferred transaction that upgrades later
+-- can fail with SQLITE_BUSY instead of waiting; this also makes every
+-- check-then-insert on the board serial.
+BEGIN IMMEDIATE
+
+-- name: begin_read
+BEGIN
+
+-- name: commit
+COMMIT
+
+-- name: rollback
+ROLLBACK
+
+-- name: version_table
+CREATE TABLE IF NOT EXISTS lac_schema_version (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)
+
+-- name: has_version_table
+SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'lac_schema_version') AS e
+
+-- name: schema_version
+SELECT max(version) AS v FROM lac_schema_version
+
+-- name: record_version
+INSERT INTO lac_schema_version (version, name, applied_at) VALUES (:version, :name, {{now}})
+
+-- name: serialize_migrations
+-- Every write transaction is BEGIN IMMEDIATE: migrations are already serial.
+SELECT 1
+
+-- name: try_exclusive
+-- One keeper, one drainer per lane: an OS file lock beside the board file
+-- (FileExclusive in store/sqlite.py) does it; SQLite has no session lock.
+SELECT 1 AS got
+
+-- name: ping
+-- FileExclusive needs no query; the twin of PostgreSQL's.
+SELECT 1
+
+-- name: work_channel
+-- No channel: SQLite waiters poll.
+NULL
+
+-- name: listen_work
+-- SQLite waiters poll (`claim --next --wait`); there is nothing to listen to.
+SELECT 1

@@ -633,54 +633,86 @@ def drain(
 
 
 @cli.command(context_settings=CONTEXT)
-@click.argument("ref", metavar="REF")
+@click.argument("ref", metavar="REF", required=False)
 @click.option("--base", "base_rev", metavar="REV", help="Merge every file from this base commit.")
+@click.option("--dry-run", is_flag=True, help="Print what would happen per file; write nothing.")
+@click.option("--abort", is_flag=True, help="Undo a reconcile with conflicts, exactly.")
 @click.option(
-    "--dry-run", is_flag=True, help="Print the plan (action and base per file); write nothing."
+    "--continue", "continue_", is_flag=True, help="Commit a resolved reconcile and record it."
 )
 @common
 def reconcile(
-    session: Session, as_json: bool, ref: str, base_rev: str | None, dry_run: bool
+    session: Session,
+    as_json: bool,
+    ref: str | None,
+    base_rev: str | None,
+    dry_run: bool,
+    abort: bool,
+    continue_: bool,
 ) -> None:
-    """Bring REF (an offline branch, a peer's fetched branch) onto this worktree.
+    """Merge REF (an offline branch, a peer's fetched branch) into this worktree.
 
-    Per file: changed on one side only, that side is taken; changed on both,
-    `git merge-file` merges ours, base and theirs, where the base is --base,
-    else the blob recorded when the path was locked, else the merge base, else
-    (unrelated histories) the newest version both histories contain. Clean
-    merges are written and staged; conflicts keep their markers, stay unstaged
-    and make it exit 1. Nothing is written over a path another agent holds,
-    nor over uncommitted changes.
+    The merge is git's own (`git merge-tree`: renames, modes, several merge
+    bases), on the base each side started from: --base, else the blob
+    recorded when a path was locked, else the merge base, else (unrelated
+    histories) the newest version of each file both histories contain.
+    The result is left as `git merge --no-commit` leaves it: staged, with
+    MERGE_HEAD, so `git commit` records a merge. Conflicts are a real merge
+    state (unmerged index entries and markers) and make it exit 1: resolve,
+    `git add`, then `--continue`; `--abort` restores the state before.
+    A path from REF that git would refuse to check out (`.git` in any
+    spelling, `..`) is refused with exit 2; nothing is written over a path
+    another agent holds, nor over uncommitted changes.
     """
-    from .reconcile import reconcile as run_reconcile
+    from . import reconcile as rec
 
+    if sum((abort, continue_, ref is not None)) != 1:
+        raise InvalidInput("give REF, or --abort, or --continue")
+    if (abort or continue_) and (dry_run or base_rev):
+        raise InvalidInput("--abort and --continue take no REF, --base or --dry-run")
+    if abort:
+        undone = rec.abort(session.repo)
+        emit(as_json, {"aborted": undone}, f"reconcile of {undone} aborted")
+        return
+    if continue_:
+        done_ref, written = rec.finish(session.repo, session.board())
+        emit(as_json, {"ref": done_ref, "paths": written}, f"reconciled {done_ref}: committed")
+        return
+    assert ref is not None
     # The board must answer: reconcile never writes a path it cannot prove free.
-    plans = run_reconcile(
+    result = rec.reconcile(
         session.repo,
-        session.board(),
+        session.board,
         ref,
         base_rev=base_rev,
         dry_run=dry_run,
         echo=lambda line: click.echo(line, err=True),
     )
-    conflicts = [p for p in plans if p.action == "conflict"]
     counts: dict[str, int] = {}
-    for p in plans:
-        key = p.action if dry_run else (p.outcome or p.action)
-        counts[key] = counts.get(key, 0) + 1
+    for f in result.files:
+        counts[f.outcome.value] = counts.get(f.outcome.value, 0) + 1
     lines = [
-        f"{(p.action if dry_run else p.outcome):<10} {p.path}  "
-        f"(base: {p.base_source}{' ' + p.base[:12] if p.base else ''}; {p.reason})"
-        for p in plans
+        f"{f.outcome.value:<10} {f.path}  "
+        f"(base: {f.base_source.value}{' ' + f.base[:12] if f.base else ''}; {f.reason})"
+        for f in result.files
     ]
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to do"
-    emit(
-        as_json,
-        {"dry_run": dry_run, "files": [p.to_json() for p in plans], "counts": counts},
-        "\n".join([*lines, f"{'plan' if dry_run else 'reconciled'}: {summary}"]),
-    )
-    if conflicts and not dry_run:
+    data = {
+        "dry_run": dry_run,
+        "clean": result.clean,
+        "files": [f.to_json() for f in result.files],
+        "counts": counts,
+        "conflicts": result.conflicts,
+    }
+    human = "\n".join([*lines, f"{'plan' if dry_run else 'reconciled'}: {summary}"])
+    if result.conflicts and not dry_run:
+        # Exit 1 with the conflict list: {"ok": false, ...} since it is not done.
+        if as_json:
+            click.echo(json.dumps({"ok": False, **data}, sort_keys=True))
+        else:
+            click.echo(human)
         raise click.exceptions.Exit(1)
+    emit(as_json, data, human)
 
 
 # --- to the edge ---------------------------------------------------------------

@@ -72,6 +72,7 @@ class FileResult:
     base_source: BaseSource
     base: str | None
     reason: str
+    ours: Entry | None = None  # HEAD's entry (None: the path is new here)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -130,6 +131,20 @@ def _commit(repo: Repo, rev: str, what: str) -> str:
     if code != 0:
         raise InvalidInput(f"{what} {rev!r} is not a commit here")
     return out.decode().strip()
+
+
+def _commits(repo: Repo, ref: str, base_rev: str | None) -> tuple[str, str, str | None]:
+    """HEAD, REF and --base as commit ids, in one git process when all resolve."""
+    named = [("HEAD", "HEAD"), (ref, "REF"), *([(base_rev, "--base")] if base_rev else [])]
+    oids: list[str] = []
+    if not any(rev.startswith("-") for rev, _ in named):
+        # Without --verify rev-parse takes several revisions; "--" keeps a
+        # name that is also a file from being read as one (and is echoed).
+        code, out, _ = _git_rc(repo, "rev-parse", *(f"{rev}^{{commit}}" for rev, _ in named), "--")
+        oids = [line for line in out.decode().split() if line != "--"] if code == 0 else []
+    if len(oids) != len(named):
+        oids = [_commit(repo, rev, what) for rev, what in named]  # names the one that fails
+    return oids[0], oids[1], (oids[2] if base_rev else None)
 
 
 def _name(raw: bytes) -> str:
@@ -443,9 +458,7 @@ def compute(
     lock_bases: Callable[[list[str]], dict[str, str]] = lambda _paths: {},
 ) -> Reconciliation:
     """The merge of ``ref`` into HEAD as objects only; refuses unsafe paths (exit 2)."""
-    theirs = _commit(repo, ref, "REF")
-    ours = _commit(repo, "HEAD", "HEAD")
-    base = _commit(repo, base_rev, "--base") if base_rev is not None else None
+    ours, theirs, base = _commits(repo, ref, base_rev)
     changed = _diff(repo, ours, theirs)
     _refuse_unsafe(ref, changed)
     if not changed:
@@ -480,7 +493,7 @@ def compute(
         reason = "; ".join(said) or _reason(
             outcome, path in changed, base, ours_entry, theirs_entry
         )
-        files.append(FileResult(path, outcome, source, base, reason))
+        files.append(FileResult(path, outcome, source, base, reason, ours_entry))
     return Reconciliation(ref, ours, theirs, tree, clean, files, stages)
 
 
@@ -521,7 +534,7 @@ def _preflight(repo: Repo, recon: Reconciliation) -> None:
     code, _, _ = _git_rc(repo, "diff-index", "--cached", "--quiet", "HEAD", "--")
     if code != 0:
         raise CannotWorkHere("the index has staged changes; commit or stash them first")
-    dirty = _dirty(repo, recon.written)
+    dirty = _dirty(repo, recon)
     if dirty:
         raise CannotWorkHere(
             f"uncommitted changes to {', '.join(dirty[:5])}"
@@ -529,8 +542,19 @@ def _preflight(repo: Repo, recon: Reconciliation) -> None:
         )
 
 
-def _dirty(repo: Repo, paths: list[str]) -> list[str]:
+def _dirty(repo: Repo, recon: Reconciliation) -> list[str]:
+    """Paths the merge would write that hold work not in HEAD. Cheap checks
+    first (a stat comparison, a file in the way of an addition); `git status`
+    only confirms what they flag. read-tree refuses them too, but names one."""
+    paths = recon.written
     if not paths:
+        return []
+    literal = [f":(literal){p}" for p in paths]
+    out = git("diff-files", "--name-only", "-z", "--", *literal, cwd=repo.toplevel)
+    suspects = {_name(p) for p in out.split(b"\0") if p}
+    added = {f.path for f in recon.files if f.ours is None}
+    suspects |= {p for p in added if os.path.lexists(repo.toplevel / p)}
+    if not suspects:
         return []
     out = git(
         "status",
@@ -539,7 +563,7 @@ def _dirty(repo: Repo, paths: list[str]) -> list[str]:
         "--untracked-files=all",
         "--no-renames",
         "--",
-        *(f":(literal){p}" for p in paths),
+        *(f":(literal){p}" for p in sorted(suspects)),
         cwd=repo.toplevel,
     )
     return sorted({_name(item[3:]) for item in out.split(b"\0") if len(item) > 3})
@@ -565,7 +589,8 @@ def apply(repo: Repo, recon: Reconciliation, *, recorded: bool) -> None:
         lines = b"".join(_index_line("0", NULL_OID, None, p) for p in conflicted)
         lines += b"".join(_index_line(s.mode, s.oid, s.stage, s.path) for s in recon.stages)
         git("update-index", "-z", "--index-info", input=lines, cwd=repo.toplevel)
-    git("update-ref", "ORIG_HEAD", recon.ours, cwd=repo.toplevel)
+    # ORIG_HEAD is a plain file in the git dir, as `git merge` writes it.
+    (repo.git_dir / "ORIG_HEAD").write_text(recon.ours + "\n")
     merge_head, merge_msg, merge_mode = _merge_files(repo)
     merge_head.write_text(recon.theirs + "\n")
     merge_mode.write_text("no-ff")

@@ -487,26 +487,29 @@ def compute(
             outcome = Outcome.MERGED
         source = plan.overrides[path][1] if path in plan.overrides else plan.source
         base = in_base[path].oid if path in in_base else None
-        if path not in in_base and source is not BaseSource.NONE and plan.source is BaseSource.NONE:
-            source = BaseSource.NONE
         said = [m for m in messages.get(path, []) if not m.startswith("Auto-merging")]
         reason = "; ".join(said) or _reason(
-            outcome, path in changed, base, ours_entry, theirs_entry
+            outcome, path in changed, source, ours_entry, theirs_entry
         )
         files.append(FileResult(path, outcome, source, base, reason, ours_entry))
     return Reconciliation(ref, ours, theirs, tree, clean, files, stages)
 
 
 def _reason(
-    outcome: Outcome, changed: bool, base: str | None, ours: Entry | None, theirs: Entry | None
+    outcome: Outcome,
+    changed: bool,
+    source: BaseSource,
+    ours: Entry | None,
+    theirs: Entry | None,
 ) -> str:
-    one_side = base is None and (ours is None or theirs is None)
+    # With no common content at all, a path one side lacks was not deleted there.
+    one_side = "present on {} side only" if source is BaseSource.NONE else "added on {} side"
     if outcome is Outcome.KEPT:
         if not changed:
             return "unchanged"
-        return "present on our side only" if one_side else "changed only on our side"
+        return one_side.format("our") if theirs is None and ours else "changed only on our side"
     if outcome is Outcome.TAKEN:
-        return "present on their side only" if one_side else "changed only on their side"
+        return one_side.format("their") if ours is None else "changed only on their side"
     if outcome is Outcome.DELETED:
         return "deleted on their side"
     if outcome is Outcome.MERGED:

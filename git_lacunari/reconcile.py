@@ -36,6 +36,14 @@ from .repo import Repo, git
 
 NULL_OID = "0" * 40
 STATE_FILE = "lac-reconcile.json"
+# Operations git leaves half-done in the git dir, during which a merge is wrong.
+BUSY_MARKERS = (
+    ("CHERRY_PICK_HEAD", "cherry-pick"),
+    ("REVERT_HEAD", "revert"),
+    ("rebase-merge", "rebase"),
+    ("rebase-apply", "rebase or am"),
+    ("BISECT_LOG", "bisect"),
+)
 
 
 class Outcome(StrEnum):
@@ -534,6 +542,9 @@ def _preflight(repo: Repo, recon: Reconciliation) -> None:
             "a merge is in progress; finish it (git lac reconcile --continue) "
             "or abort it (git lac reconcile --abort)"
         )
+    for marker, what in BUSY_MARKERS:
+        if (repo.git_dir / marker).exists():
+            raise CannotWorkHere(f"a {what} is in progress; finish or abort it first")
     code, _, _ = _git_rc(repo, "diff-index", "--cached", "--quiet", "HEAD", "--")
     if code != 0:
         raise CannotWorkHere("the index has staged changes; commit or stash them first")

@@ -57,9 +57,7 @@ def test_reconcile_equals_git_merge_tree_on_real_merges(history: Path) -> None:
     all_merges = merges(history)
     assert len(all_merges) > 1500
     criss_cross = [
-        m
-        for m in all_merges
-        if len(git(history, "merge-base", "--all", m[1], m[2]).split()) > 1
+        m for m in all_merges if len(git(history, "merge-base", "--all", m[1], m[2]).split()) > 1
     ]
     assert criss_cross, "the corpus has criss-cross merges; the scan must find them"
     sample = sorted(set(all_merges[::EVERY]) | set(criss_cross))

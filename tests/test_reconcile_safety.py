@@ -43,7 +43,10 @@ def mktree(repo: Path, entries: dict[str, tuple[str, str]]) -> str:
             below.setdefault(head, {})[rest] = entry
         else:
             here[head] = entry
-    lines = [f"{mode} blob {oid}\t{name}" for name, (mode, oid) in here.items()]
+    kinds = {"160000": "commit"}
+    lines = [
+        f"{mode} {kinds.get(mode, 'blob')} {oid}\t{name}" for name, (mode, oid) in here.items()
+    ]
     lines += [f"040000 tree {mktree(repo, sub)}\t{name}" for name, sub in below.items()]
     return git(repo, "mktree", "--missing", input="\n".join(lines) + "\n").strip()
 
@@ -272,3 +275,21 @@ def test_criss_cross_uses_a_virtual_base(lac: Lac, repo: Path) -> None:
     assert result.code == 0, result.out + result.err
     assert {f["base_source"] for f in result.json["files"]} == {"virtual-merge-base"}
     assert git(repo, "write-tree").strip() == expected
+
+
+def test_a_submodule_entry_is_taken_as_git_takes_it(lac: Lac, repo: Path) -> None:
+    pinned = git(repo, "rev-parse", "HEAD").strip()  # any commit id will do for a gitlink
+    theirs = their_commit(repo, {"vendor/lib": ("160000", pinned)})
+    result = lac("reconcile", theirs, "--json")
+    assert result.code == 0, result.err
+    assert result.json["files"] == [
+        {
+            "path": "vendor/lib",
+            "outcome": "taken",
+            "base": None,
+            "base_source": "merge-base",
+            "reason": "added on their side",
+        }
+    ]
+    assert git(repo, "ls-files", "-s", "vendor/lib").split()[:2] == ["160000", pinned]
+    assert (repo / "vendor" / "lib").is_dir() and not any((repo / "vendor" / "lib").iterdir())

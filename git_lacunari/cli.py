@@ -54,15 +54,6 @@ def common(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def emit(as_json: bool, data: dict[str, Any], human: str) -> None:
-    """Print for itself: only the reconcile command's body still does, until
-    it returns a Result like every other command."""
-    if as_json:
-        click.echo(json.dumps({"ok": True, **data}, sort_keys=True))
-    elif human:
-        click.echo(human)
-
-
 def ago(then: float | None, now: float) -> str:
     """How long ago ``then`` was, both on the board's clock (Board.now)."""
     if then is None:
@@ -649,7 +640,7 @@ def reconcile(
     dry_run: bool,
     abort: bool,
     continue_: bool,
-) -> None:
+) -> Result:
     """Merge REF (an offline branch, a peer's fetched branch) into this worktree.
 
     The merge is git's own (`git merge-tree`: renames, modes, several merge
@@ -672,22 +663,23 @@ def reconcile(
         raise InvalidInput("--abort and --continue take no REF, --base or --dry-run")
     if abort:
         undone = rec.abort(session.repo)
-        emit(as_json, {"aborted": undone}, f"reconcile of {undone} aborted")
-        return
+        return Result({"aborted": undone}, f"reconcile of {undone} aborted")
     if continue_:
-        done_ref, written = rec.finish(session.repo, session.board())
-        emit(as_json, {"ref": done_ref, "paths": written}, f"reconciled {done_ref}: committed")
-        return
+        finished = rec.finish(session.repo, session.board())
+        if finished.left:
+            return Result(
+                {"ref": finished.ref, "paths": finished.paths, "conflicts": finished.left},
+                "",
+                unfinished=f"{len(finished.left)} conflict(s) left: "
+                f"{', '.join(finished.left[:5])}; resolve them and `git add`",
+            )
+        return Result(
+            {"ref": finished.ref, "paths": finished.paths, "conflicts": []},
+            f"reconciled {finished.ref}: committed",
+        )
     assert ref is not None
     # The board must answer: reconcile never writes a path it cannot prove free.
-    result = rec.reconcile(
-        session.repo,
-        session.board,
-        ref,
-        base_rev=base_rev,
-        dry_run=dry_run,
-        echo=lambda line: click.echo(line, err=True),
-    )
+    result = rec.reconcile(session.repo, session.board, ref, base_rev=base_rev, dry_run=dry_run)
     counts: dict[str, int] = {}
     for f in result.files:
         counts[f.outcome.value] = counts.get(f.outcome.value, 0) + 1
@@ -697,22 +689,23 @@ def reconcile(
         for f in result.files
     ]
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to do"
-    data = {
-        "dry_run": dry_run,
-        "clean": result.clean,
-        "files": [f.to_json() for f in result.files],
-        "counts": counts,
-        "conflicts": result.conflicts,
-    }
-    human = "\n".join([*lines, f"{'plan' if dry_run else 'reconciled'}: {summary}"])
-    if result.conflicts and not dry_run:
-        # Exit 1 with the conflict list: {"ok": false, ...} since it is not done.
-        if as_json:
-            click.echo(json.dumps({"ok": False, **data}, sort_keys=True))
-        else:
-            click.echo(human)
-        raise click.exceptions.Exit(1)
-    emit(as_json, data, human)
+    left = result.conflicts if not dry_run else []
+    return Result(
+        {
+            "dry_run": dry_run,
+            "clean": result.clean,
+            "files": [f.to_json() for f in result.files],
+            "counts": counts,
+            "conflicts": result.conflicts,
+        },
+        "\n".join([*lines, f"{'plan' if dry_run else 'reconciled'}: {summary}"]),
+        unfinished=(
+            f"{len(left)} conflict(s) left; resolve them, `git add`, then "
+            "`git lac reconcile --continue` (or --abort)"
+            if left
+            else None
+        ),
+    )
 
 
 # --- to the edge ---------------------------------------------------------------

@@ -106,14 +106,14 @@ class Refused(LacError):
     makes its own message. ``advice`` is appended to the message (what the
     caller was doing, what to do now); ``details`` are extra lines for people
     (a guard's table), printed under the message and never in ``--json``.
-    The positional form ``Refused(reason, message, **facts)`` is kept only for
-    callers not yet on a typed reason.
+    The positional ``(reason, message, **facts)`` constructor is for those
+    typed reasons only: nothing raises a bare ``Refused``.
     """
 
     kind = "refused"
     reason: str = "refused"
 
-    def __init__(self, reason: str, message: str, /, **facts: Any) -> None:
+    def __init__(self, reason: RefusalReason, message: str, /, **facts: Any) -> None:
         super().__init__(message)
         self.reason = reason
         self.facts: dict[str, Any] = facts

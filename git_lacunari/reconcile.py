@@ -30,7 +30,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from .board import Board
-from .errors import CannotWorkHere, InvalidInput, Refused
+from .errors import CannotWorkHere, InvalidInput, PathLocked
 from .paths import checkout_refusal
 from .repo import Repo, git
 
@@ -676,16 +676,19 @@ def abort(repo: Repo) -> str:
     return state.ref
 
 
-def finish(repo: Repo, board: Board) -> tuple[str, list[str]]:
-    """Commit a resolved reconcile and record it; returns (REF, paths)."""
+@dataclass(frozen=True)
+class Finished:
+    ref: str
+    paths: list[str]
+    left: list[str]  # conflicts still unresolved: nothing was committed
+
+
+def finish(repo: Repo, board: Board) -> Finished:
+    """Commit a resolved reconcile and record it."""
     state = _in_progress(repo)
     left = unmerged(repo)
     if left:
-        raise Refused(
-            "conflicts_left",
-            f"{len(left)} conflict(s) left: {', '.join(left[:5])}; resolve them and `git add`",
-            conflicts=left,
-        )
+        return Finished(state.ref, state.paths, left)
     code, _, err = _git_rc(repo, "commit", "--no-edit", "-q")
     if code != 0:
         lines = err.splitlines()
@@ -693,23 +696,14 @@ def finish(repo: Repo, board: Board) -> tuple[str, list[str]]:
     if not state.recorded:
         board.record_reconciled(state.ref, state.paths, conflicts=[])
     _state_path(repo).unlink(missing_ok=True)
-    return state.ref, state.paths
+    return Finished(state.ref, state.paths, [])
 
 
 def refuse_held(board: Board, recon: Reconciliation) -> None:
     """Refuse, before writing anything, a path another agent holds."""
     held = board.held_by_others(recon.written)
     if held:
-        first = held[0]
-        raise Refused(
-            "path_locked",
-            f"{first.lock.agent} holds {first.lock.pattern} {first.lock.where}: "
-            f"reconcile would write {first.path}",
-            path=first.path,
-            holder=first.lock.agent,
-            task=first.lock.task_id,
-            pattern=first.lock.pattern,
-        )
+        raise PathLocked(held, advice=f"reconcile would write {held[0].path}")
 
 
 def reconcile(
@@ -719,7 +713,6 @@ def reconcile(
     *,
     base_rev: str | None,
     dry_run: bool,
-    echo: Callable[[str], None],
 ) -> Reconciliation:
     """Merge ``ref`` into the work tree. The board is opened only once REF is
     known to be safe, so a refused tree leaves no trace, not even a board."""
@@ -739,9 +732,4 @@ def reconcile(
     apply(repo, recon, recorded=recon.clean)
     if recon.clean:
         board().record_reconciled(ref, recon.written, conflicts=[])
-    else:
-        echo(
-            f"git lac: {len(recon.conflicts)} conflict(s) left; resolve them, `git add`, then "
-            "`git lac reconcile --continue` (or --abort)"
-        )
     return recon

@@ -119,7 +119,7 @@ def test_conflicting_region_keeps_markers_and_exits_1(lac: Lac, repo: Path) -> N
     assert plain.returncode != 0 and b"unmerged" in plain.stderr + plain.stdout
     assert git(repo, "rev-parse", "HEAD") == head
     left = lac("reconcile", "--continue", "--json")
-    assert left.code == 1 and left.json["refused"]["reason"] == "conflicts_left"
+    assert left.code == 1 and left.json["ok"] is False and left.json["conflicts"] == ["doc.txt"]
     git(repo, "checkout", "--theirs", "--", "doc.txt")
     assert "theirs at 5" in (repo / "doc.txt").read_text()
     git(repo, "add", "doc.txt")

@@ -113,7 +113,7 @@ class Refused(LacError):
     kind = "refused"
     reason: str = "refused"
 
-    def __init__(self, reason: RefusalReason, message: str, /, **facts: Any) -> None:
+    def __init__(self, reason: str, message: str, /, **facts: Any) -> None:
         super().__init__(message)
         self.reason = reason
         self.facts: dict[str, Any] = facts

@@ -54,15 +54,6 @@ def common(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def emit(as_json: bool, data: dict[str, Any], human: str) -> None:
-    """Print for itself: only the reconcile command's body still does, until
-    it returns a Result like every other command."""
-    if as_json:
-        click.echo(json.dumps({"ok": True, **data}, sort_keys=True))
-    elif human:
-        click.echo(human)
-
-
 def ago(then: float | None, now: float) -> str:
     """How long ago ``then`` was, both on the board's clock (Board.now)."""
     if then is None:
@@ -633,54 +624,88 @@ def drain(
 
 
 @cli.command(context_settings=CONTEXT)
-@click.argument("ref", metavar="REF")
+@click.argument("ref", metavar="REF", required=False)
 @click.option("--base", "base_rev", metavar="REV", help="Merge every file from this base commit.")
+@click.option("--dry-run", is_flag=True, help="Print what would happen per file; write nothing.")
+@click.option("--abort", is_flag=True, help="Undo a reconcile with conflicts, exactly.")
 @click.option(
-    "--dry-run", is_flag=True, help="Print the plan (action and base per file); write nothing."
+    "--continue", "continue_", is_flag=True, help="Commit a resolved reconcile and record it."
 )
 @common
 def reconcile(
-    session: Session, as_json: bool, ref: str, base_rev: str | None, dry_run: bool
-) -> None:
-    """Bring REF (an offline branch, a peer's fetched branch) onto this worktree.
+    session: Session,
+    as_json: bool,
+    ref: str | None,
+    base_rev: str | None,
+    dry_run: bool,
+    abort: bool,
+    continue_: bool,
+) -> Result:
+    """Merge REF (an offline branch, a peer's fetched branch) into this worktree.
 
-    Per file: changed on one side only, that side is taken; changed on both,
-    `git merge-file` merges ours, base and theirs, where the base is --base,
-    else the blob recorded when the path was locked, else the merge base, else
-    (unrelated histories) the newest version both histories contain. Clean
-    merges are written and staged; conflicts keep their markers, stay unstaged
-    and make it exit 1. Nothing is written over a path another agent holds,
-    nor over uncommitted changes.
+    The merge is git's own (`git merge-tree`: renames, modes, several merge
+    bases), on the base each side started from: --base, else the blob
+    recorded when a path was locked, else the merge base, else (unrelated
+    histories) the newest version of each file both histories contain.
+    The result is left as `git merge --no-commit` leaves it: staged, with
+    MERGE_HEAD, so `git commit` records a merge. Conflicts are a real merge
+    state (unmerged index entries and markers) and make it exit 1: resolve,
+    `git add`, then `--continue`; `--abort` restores the state before.
+    A path from REF that git would refuse to check out (`.git` in any
+    spelling, `..`) is refused with exit 2; nothing is written over a path
+    another agent holds, nor over uncommitted changes.
     """
-    from .reconcile import reconcile as run_reconcile
+    from . import reconcile as rec
 
+    if sum((abort, continue_, ref is not None)) != 1:
+        raise InvalidInput("give REF, or --abort, or --continue")
+    if (abort or continue_) and (dry_run or base_rev):
+        raise InvalidInput("--abort and --continue take no REF, --base or --dry-run")
+    if abort:
+        undone = rec.abort(session.repo)
+        return Result({"aborted": undone}, f"reconcile of {undone} aborted")
+    if continue_:
+        finished = rec.finish(session.repo, session.board())
+        if finished.left:
+            return Result(
+                {"ref": finished.ref, "paths": finished.paths, "conflicts": finished.left},
+                "",
+                unfinished=f"{len(finished.left)} conflict(s) left: "
+                f"{', '.join(finished.left[:5])}; resolve them and `git add`",
+            )
+        return Result(
+            {"ref": finished.ref, "paths": finished.paths, "conflicts": []},
+            f"reconciled {finished.ref}: committed",
+        )
+    assert ref is not None
     # The board must answer: reconcile never writes a path it cannot prove free.
-    plans = run_reconcile(
-        session.repo,
-        session.board(),
-        ref,
-        base_rev=base_rev,
-        dry_run=dry_run,
-        echo=lambda line: click.echo(line, err=True),
-    )
-    conflicts = [p for p in plans if p.action == "conflict"]
+    result = rec.reconcile(session.repo, session.board, ref, base_rev=base_rev, dry_run=dry_run)
     counts: dict[str, int] = {}
-    for p in plans:
-        key = p.action if dry_run else (p.outcome or p.action)
-        counts[key] = counts.get(key, 0) + 1
+    for f in result.files:
+        counts[f.outcome.value] = counts.get(f.outcome.value, 0) + 1
     lines = [
-        f"{(p.action if dry_run else p.outcome):<10} {p.path}  "
-        f"(base: {p.base_source}{' ' + p.base[:12] if p.base else ''}; {p.reason})"
-        for p in plans
+        f"{f.outcome.value:<10} {f.path}  "
+        f"(base: {f.base_source.value}{' ' + f.base[:12] if f.base else ''}; {f.reason})"
+        for f in result.files
     ]
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to do"
-    emit(
-        as_json,
-        {"dry_run": dry_run, "files": [p.to_json() for p in plans], "counts": counts},
+    left = result.conflicts if not dry_run else []
+    return Result(
+        {
+            "dry_run": dry_run,
+            "clean": result.clean,
+            "files": [f.to_json() for f in result.files],
+            "counts": counts,
+            "conflicts": result.conflicts,
+        },
         "\n".join([*lines, f"{'plan' if dry_run else 'reconciled'}: {summary}"]),
+        unfinished=(
+            f"{len(left)} conflict(s) left; resolve them, `git add`, then "
+            "`git lac reconcile --continue` (or --abort)"
+            if left
+            else None
+        ),
     )
-    if conflicts and not dry_run:
-        raise click.exceptions.Exit(1)
 
 
 # --- to the edge ---------------------------------------------------------------

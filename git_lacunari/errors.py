@@ -111,8 +111,8 @@ class Refused(LacError):
     makes its own message. ``advice`` is appended to the message (what the
     caller was doing, what to do now); ``details`` are extra lines for people
     (a guard's table), printed under the message and never in ``--json``.
-    The positional form ``Refused(reason, message, **facts)`` is kept only for
-    callers not yet on a typed reason.
+    The positional ``(reason, message, **facts)`` constructor is for those
+    typed reasons only: nothing raises a bare ``Refused``.
     """
 
     kind = "refused"

@@ -288,3 +288,57 @@ def _pairs(xs: frozenset[int], ys: frozenset[int]) -> Iterator[tuple[int, int]]:
     for x in xs:
         for y in ys:
             yield x, y
+
+
+# --- paths git would refuse to check out ------------------------------------------
+
+# Code points HFS+ ignores when it compares names, so ".g\u200cit" *is* ".git"
+# there (git's is_hfs_dotgit skips the same ones).
+HFS_IGNORABLE = frozenset(
+    [chr(c) for c in (*range(0x200C, 0x2010), *range(0x202A, 0x202F), *range(0x206A, 0x2070))]
+    + ["\ufeff"]
+)
+DOTGIT_FILES = (".gitmodules", ".gitattributes", ".gitignore", ".mailmap")
+SYMLINK_MODE = "120000"
+
+
+def _dotgit_spellings(name: str) -> set[str]:
+    """What ``name`` is, compared the ways case-insensitive, HFS+ and NTFS
+    file systems compare it (git applies all three, whatever the platform)."""
+    hfs = "".join(c for c in name if c not in HFS_IGNORABLE).casefold()
+    # NTFS: alternate data streams (".git::$INDEX_ALLOCATION") and trailing
+    # spaces and periods name the same file.
+    ntfs = name.split(":", 1)[0].rstrip(" .").casefold()
+    return {name.casefold(), hfs, ntfs}
+
+
+def checkout_refusal(path: str, mode: str = "100644") -> str | None:
+    """Why git would refuse to check ``path`` out (its ``verify_path`` with
+    ``core.protectHFS`` and ``core.protectNTFS`` on), or None when it is safe.
+
+    This is what stands between a peer's tree and the git dir: a component
+    that is ``.git`` in any spelling, ``..`` or empty, or a path that is not
+    repo-relative. Backslashes are separators on NTFS, so they split too.
+    """
+    if not path or path.startswith("/"):
+        return "it is not a relative path"
+    if "\0" in path:
+        return "it contains a NUL byte"
+    components = path.split("/")
+    for part in components:
+        for piece in part.split("\\"):
+            if piece == "":
+                return "it has an empty component"
+            if piece in (".", ".."):
+                return f"it has a {piece!r} component"
+            spellings = _dotgit_spellings(piece)
+            if ".git" in spellings or "git~1" in spellings:
+                if piece == ".git":
+                    return "it is inside a .git directory"
+                return f"{piece!r} is another spelling of .git"
+    if mode == SYMLINK_MODE:
+        last = _dotgit_spellings(components[-1].split("\\")[-1])
+        for special in DOTGIT_FILES:
+            if special in last:
+                return f"a symbolic link named {special} is refused by git"
+    return None

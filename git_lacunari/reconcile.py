@@ -1,104 +1,197 @@
-"""Reconcile: bring another line of work onto this one with real three-way merges.
+"""Reconcile: bring another line of work onto this one, as git merges.
 
-Everything is planned before anything is written: the trees of both sides
-and of the base come from one ``git ls-tree`` each, blobs from one
-``git cat-file --batch``, and the per-file merges run ``git merge-file`` in
-parallel. The base of each file is the content both sides started from,
-found by content address: ``--base``, else the blob recorded when the path
-was locked, else the merge base, else (unrelated histories) the newest blob of
-that path that both histories contain.
+The engine is git's own: ``git merge-tree --write-tree`` (the ort strategy:
+renames, modes, symlinks, submodules, several merge bases through a virtual
+base) computes the result as objects only, and git writes the work tree
+(``git read-tree -m -u``), so git's own checks on every path and its refusal
+to write through a symlink apply. Conflicts become a real merge state:
+index stages 1/2/3, markers in the files, ``MERGE_HEAD``.
+
+Where reconcile goes beyond ``git merge`` is the base. When a lock recorded
+the blob a path had when work on it started, or ``--base`` names a commit,
+or the histories are unrelated (the newest blob of a path both histories
+contain), the merge runs on synthetic commits: a base commit holding that
+content-addressed base tree, and ours' and theirs' trees as its children.
+Without any of these, the merge is git's merge of the same two commits.
+
+The other side is untrusted input (a peer's fetched branch): every path it
+brings is checked the way git checks paths it checks out
+(:func:`paths.checkout_refusal`) before anything is written.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import shutil
 import subprocess
-import tempfile
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 from .board import Board
-from .errors import CannotWorkHere, InvalidInput, Refused
+from .errors import CannotWorkHere, InvalidInput, PathLocked
+from .paths import checkout_refusal
 from .repo import Repo, git
 
-Entry = tuple[str, str]  # (mode, blob id)
-TEXT_MODES = ("100644", "100755")
-PROGRESS_OVER = 200
-GIT = shutil.which("git") or "git"
-SCRATCH_DIR = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+NULL_OID = "0" * 40
+STATE_FILE = "lac-reconcile.json"
+# Operations git leaves half-done in the git dir, during which a merge is wrong.
+BUSY_MARKERS = (
+    ("CHERRY_PICK_HEAD", "cherry-pick"),
+    ("REVERT_HEAD", "revert"),
+    ("rebase-merge", "rebase"),
+    ("rebase-apply", "rebase or am"),
+    ("BISECT_LOG", "bisect"),
+)
+
+
+class Outcome(StrEnum):
+    """What happened (or, in a dry run, would happen) to one path."""
+
+    TAKEN = "taken"  # their version, unchanged
+    MERGED = "merged"  # a three-way result, different from both sides
+    DELETED = "deleted"  # gone, as their side has it
+    KEPT = "kept"  # our version stays
+    CONFLICTED = "conflicted"  # left as a conflict for a person
+
+
+class BaseSource(StrEnum):
+    """Where the base of the three-way merge came from."""
+
+    GIVEN = "--base"
+    LOCK = "lock"  # the blob recorded when the path was locked
+    MERGE_BASE = "merge-base"
+    VIRTUAL = "virtual-merge-base"  # several merge bases, merged first, as git does
+    SHARED = "shared-history"  # unrelated histories: the newest blob both contain
+    NONE = "none"  # no common content at all
+
+
+@dataclass(frozen=True)
+class Entry:
+    mode: str
+    oid: str
 
 
 @dataclass
-class FilePlan:
+class FileResult:
     path: str
-    action: str  # take, keep, delete, merge, conflict
-    base: str | None = None  # blob id of the base used
-    base_source: str | None = None  # --base, lock, merge-base, shared-history, none
-    reason: str = ""
-    outcome: str = ""  # taken, kept, deleted, merged, conflicted (after a real run)
-    theirs: Entry | None = None
-    ours: Entry | None = None
-    content: bytes | None = field(default=None, repr=False)
+    outcome: Outcome
+    base_source: BaseSource
+    base: str | None
+    reason: str
+    ours: Entry | None = None  # HEAD's entry (None: the path is new here)
 
     def to_json(self) -> dict[str, object]:
         return {
             "path": self.path,
-            "action": self.action,
+            "outcome": self.outcome.value,
             "base": self.base,
-            "base_source": self.base_source,
+            "base_source": self.base_source.value,
             "reason": self.reason,
-            "outcome": self.outcome,
         }
 
 
+@dataclass(frozen=True)
+class Stage:
+    mode: str
+    oid: str
+    stage: int
+    path: str
+
+
+@dataclass
+class Reconciliation:
+    """A merge computed as objects only: nothing in the work tree or index yet."""
+
+    ref: str
+    ours: str  # HEAD's commit
+    theirs: str  # REF's commit
+    tree: str  # the merged tree (conflicted files with markers)
+    clean: bool
+    files: list[FileResult]
+    stages: list[Stage] = field(default_factory=list)
+
+    @property
+    def conflicts(self) -> list[str]:
+        return [f.path for f in self.files if f.outcome is Outcome.CONFLICTED]
+
+    @property
+    def written(self) -> list[str]:
+        """Paths whose content in the work tree changes."""
+        return [f.path for f in self.files if f.outcome is not Outcome.KEPT]
+
+
+# --- git, for what must match git exactly ------------------------------------------
+
+
+def _git_rc(repo: Repo, *args: str, input: bytes | None = None) -> tuple[int, bytes, str]:
+    proc = subprocess.run(
+        ["git", *args], cwd=repo.toplevel, input=input, capture_output=True, check=False
+    )
+    return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace").strip()
+
+
 def _commit(repo: Repo, rev: str, what: str) -> str:
-    try:
-        return (
-            git("rev-parse", "--verify", "-q", f"{rev}^{{commit}}", cwd=repo.toplevel)
-            .decode()
-            .strip()
+    code, out, _ = _git_rc(
+        repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{rev}^{{commit}}"
+    )
+    if code != 0:
+        raise InvalidInput(f"{what} {rev!r} is not a commit here")
+    return out.decode().strip()
+
+
+def _commits(repo: Repo, ref: str, base_rev: str | None) -> tuple[str, str, str | None]:
+    """HEAD, REF and --base as commit ids, in one git process when all resolve."""
+    named = [("HEAD", "HEAD"), (ref, "REF"), *([(base_rev, "--base")] if base_rev else [])]
+    oids: list[str] = []
+    if not any(rev.startswith("-") for rev, _ in named):
+        # Without --verify rev-parse takes several revisions; "--" keeps a
+        # name that is also a file from being read as one (and is echoed).
+        code, out, _ = _git_rc(repo, "rev-parse", *(f"{rev}^{{commit}}" for rev, _ in named), "--")
+        oids = [line for line in out.decode().split() if line != "--"] if code == 0 else []
+    if len(oids) != len(named):
+        oids = [_commit(repo, rev, what) for rev, what in named]  # names the one that fails
+    return oids[0], oids[1], (oids[2] if base_rev else None)
+
+
+def _name(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _diff(repo: Repo, a: str, b: str) -> dict[str, tuple[Entry | None, Entry | None]]:
+    """Every path whose entry differs between two trees, with both entries."""
+    out = git(
+        "diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-abbrev", a, b, cwd=repo.toplevel
+    )
+    fields = out.split(b"\0")
+    changed: dict[str, tuple[Entry | None, Entry | None]] = {}
+    for i in range(0, len(fields) - 1, 2):
+        meta = fields[i].split()
+        if not meta:
+            break
+        mode_a, mode_b, oid_a, oid_b = (m.decode().lstrip(":") for m in meta[:4])
+        changed[_name(fields[i + 1])] = (
+            Entry(mode_a, oid_a) if oid_a != NULL_OID else None,
+            Entry(mode_b, oid_b) if oid_b != NULL_OID else None,
         )
-    except CannotWorkHere:
-        raise InvalidInput(f"{what} {rev!r} is not a commit here") from None
+    return changed
 
 
-def tree(repo: Repo, commit: str) -> dict[str, Entry]:
-    out = git("ls-tree", "-r", "-z", "--full-tree", commit, cwd=repo.toplevel)
-    entries: dict[str, Entry] = {}
+def _tree_entries(repo: Repo, treeish: str, paths: Sequence[str]) -> dict[str, Entry]:
+    if not paths:
+        return {}
+    out = git("ls-tree", "-r", "-z", "--full-tree", treeish, "--", *paths, cwd=repo.toplevel)
+    found: dict[str, Entry] = {}
     for item in out.split(b"\0"):
         if item:
             meta, _, name = item.partition(b"\t")
             mode, _kind, oid = meta.decode().split()
-            entries[name.decode("utf-8", "surrogateescape")] = (mode, oid)
-    return entries
+            found[_name(name)] = Entry(mode, oid)
+    return found
 
 
-def read_blobs(repo: Repo, oids: set[str]) -> dict[str, bytes]:
-    """Every blob in one `git cat-file --batch`."""
-    if not oids:
-        return {}
-    ordered = sorted(oids)
-    proc = subprocess.run(
-        ["git", "cat-file", "--batch"],
-        cwd=repo.toplevel,
-        input="\n".join(ordered).encode() + b"\n",
-        capture_output=True,
-        check=True,
-    )
-    data, pos, blobs = proc.stdout, 0, {}
-    for oid in ordered:
-        end = data.index(b"\n", pos)
-        header = data[pos:end].split()
-        size = int(header[2])
-        blobs[oid] = data[end + 1 : end + 1 + size]
-        pos = end + 1 + size + 1
-    return blobs
-
-
-def history_blobs(repo: Repo, commit: str, paths: list[str]) -> dict[str, list[str]]:
+def _history_blobs(repo: Repo, commit: str, paths: list[str]) -> dict[str, list[str]]:
     """For each path, the blob ids it had in ``commit``'s history, newest first."""
     if not paths:
         return {}
@@ -120,258 +213,523 @@ def history_blobs(repo: Repo, commit: str, paths: list[str]) -> dict[str, list[s
     while i < len(fields):
         meta = fields[i].strip()
         if meta.startswith(b":") and i + 1 < len(fields):
-            parts = meta.split()
-            path = fields[i + 1].decode("utf-8", "surrogateescape")
-            found.setdefault(path, []).append(parts[3].decode())
+            found.setdefault(_name(fields[i + 1]), []).append(meta.split()[3].decode())
             i += 2
         else:
             i += 1
     return found
 
 
-def is_binary(data: bytes) -> bool:
-    return b"\0" in data[:8000]
-
-
-def plan(
-    repo: Repo, ref: str, *, base_rev: str | None, lock_bases: Callable[[list[str]], dict[str, str]]
-) -> list[FilePlan]:
-    theirs_commit = _commit(repo, ref, "REF")
-    base_commit = _commit(repo, base_rev, "--base") if base_rev else None
-    ours_commit = _commit(repo, "HEAD", "HEAD")
-    ours, theirs = tree(repo, ours_commit), tree(repo, theirs_commit)
-    changed = sorted(p for p in set(ours) | set(theirs) if ours.get(p) != theirs.get(p))
-    if base_commit is None:
-        merge_base = (
-            subprocess.run(
-                ["git", "merge-base", ours_commit, theirs_commit],
-                cwd=repo.toplevel,
-                capture_output=True,
-                text=True,
-            ).stdout.strip()
-            or None
-        )
-    else:
-        merge_base = None
-    base_of_trees = base_commit or merge_base
-    base_tree = tree(repo, base_of_trees) if base_of_trees else {}
-    locked = lock_bases(changed)
-    shared: dict[str, str] = {}
-    if base_commit is None and merge_base is None:
-        # Unrelated histories: the newest blob of the path that both have held.
-        mine, other = (
-            history_blobs(repo, ours_commit, changed),
-            history_blobs(repo, theirs_commit, changed),
-        )
-        for path in changed:
-            theirs_seen = set(other.get(path, []))
-            common = [b for b in mine.get(path, []) if b in theirs_seen]
-            if common:
-                shared[path] = common[0]
-    plans = []
-    for path in changed:
-        o, t = ours.get(path), theirs.get(path)
-        if base_commit is not None:
-            b, source = base_tree.get(path, (None, None))[1], "--base"
-        elif path in locked:
-            b, source = locked[path], "lock"
-        elif merge_base is not None:
-            b, source = base_tree.get(path, (None, None))[1], "merge-base"
-        elif path in shared:
-            b, source = shared[path], "shared-history"
-        else:
-            b, source = None, "none"
-        plans.append(_classify(path, o, t, b, source))
-    return plans
-
-
-def _classify(path: str, o: Entry | None, t: Entry | None, b: str | None, source: str) -> FilePlan:
-    item = FilePlan(path, "", base=b, base_source=source, ours=o, theirs=t)
-    o_oid, t_oid = (o[1] if o else None), (t[1] if t else None)
-    known = source != "none"  # some base exists (a blob, or a base tree without the path)
-    if known and o_oid == b:
-        item.action = "take" if t else "delete"
-        item.reason = (
-            "added on their side"
-            if o is None
-            else "deleted on their side"
-            if t is None
-            else "changed only on their side"
-        )
-    elif known and t_oid == b:
-        item.action = "keep"
-        item.reason = (
-            "added on our side"
-            if t is None and b is None
-            else "deleted on our side"
-            if o is None
-            else "changed only on our side"
-        )
-    elif o is None or t is None:
-        if not known:  # nothing shows that the other side deleted it
-            item.action = "take" if t else "keep"
-            item.reason = "present on one side only"
-        else:
-            item.action = "conflict"
-            item.reason = (
-                "deleted by us, modified by them"
-                if o is None
-                else "modified by us, deleted by them"
+def _refuse_unsafe(ref: str, changed: dict[str, tuple[Entry | None, Entry | None]]) -> None:
+    """Exit 2 naming the first path git would refuse to check out; nothing is written."""
+    brought = sorted(path for path, (_ours, theirs) in changed.items() if theirs is not None)
+    for path in brought:
+        why = checkout_refusal(path, changed[path][1].mode)  # type: ignore[union-attr]
+        if why:
+            raise InvalidInput(
+                f"refusing {ref}: its path {path!r} cannot be checked out safely ({why})"
             )
-    elif o[0] != t[0]:
-        item.action = "conflict"
-        item.reason = f"mode or type differs (ours {o[0]}, theirs {t[0]}): not merged as text"
-    elif o[0] not in TEXT_MODES:
-        item.action, item.reason = "conflict", f"not a regular file ({o[0]}): not merged as text"
-    else:
-        item.action = "merge"
-        item.reason = "changed on both sides" if b else "added on both sides"
-    return item
+    # A well-formed tree never holds one name as both a file and a directory;
+    # a crafted one can (a symlink `evil` beside a directory `evil/`).
+    files = set(brought)
+    for path in brought:
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            parent = "/".join(parts[:depth])
+            if parent in files:
+                raise InvalidInput(
+                    f"refusing {ref}: {parent!r} is both a file and a directory in it "
+                    "(a crafted tree)"
+                )
 
 
-def _merge_one(
-    item: FilePlan, blobs: dict[str, bytes], scratch: Path, n: int, labels: tuple[str, str, str]
-) -> None:
-    assert item.ours and item.theirs
-    ours, theirs = blobs[item.ours[1]], blobs[item.theirs[1]]
-    base = blobs[item.base] if item.base else b""
-    if is_binary(ours) or is_binary(theirs) or is_binary(base):
-        item.action, item.reason = "conflict", "binary on both sides: not merged as text; kept ours"
-        return
-    files = []
-    for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
-        path = scratch / f"{n}.{name}"
-        path.write_bytes(data)
-        files.append(str(path))
-    # Without -p, merge-file writes the result over "ours": no pipes to pump,
-    # which is most of the cost of a short process run from Python.
-    code = subprocess.call(
-        [GIT, "merge-file", "-L", labels[0], "-L", labels[1], "-L", labels[2], *files],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+# --- the base: git's, or a content-addressed one -------------------------------------
+
+
+def _write_tree(repo: Repo, base_tree: str | None, overrides: dict[str, Entry | None]) -> str:
+    """A tree: ``base_tree`` (or nothing) with ``overrides`` applied, through a
+    private index so the real one is never touched."""
+    index = repo.git_dir / "lac-reconcile.index"
+    env = {**os.environ, "GIT_INDEX_FILE": str(index)}
+    try:
+
+        def run(*args: str, input: bytes | None = None) -> bytes:
+            proc = subprocess.run(
+                ["git", *args],
+                cwd=repo.toplevel,
+                env=env,
+                input=input,
+                capture_output=True,
+                check=False,
+            )
+            if proc.returncode != 0:
+                raise CannotWorkHere(
+                    f"git {args[0]} failed: {proc.stderr.decode(errors='replace').strip()}"
+                )
+            return proc.stdout
+
+        run("read-tree", *([base_tree] if base_tree else ["--empty"]))
+        lines = b"".join(
+            (f"{e.mode} {e.oid}\t" if e else f"0 {NULL_OID}\t").encode()
+            + path.encode("utf-8", "surrogateescape")
+            + b"\0"
+            for path, e in overrides.items()
+        )
+        if lines:
+            run("update-index", "-z", "--index-info", input=lines)
+        return run("write-tree").decode().strip()
+    finally:
+        index.unlink(missing_ok=True)
+
+
+def _commit_tree(repo: Repo, tree: str, parent: str | None, message: str) -> str:
+    args = ["commit-tree", tree, *(["-p", parent] if parent else []), "-m", message]
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "git-lac",
+        "GIT_AUTHOR_EMAIL": "git-lac@localhost",
+        "GIT_COMMITTER_NAME": "git-lac",
+        "GIT_COMMITTER_EMAIL": "git-lac@localhost",
+        "GIT_AUTHOR_DATE": "1970-01-01T00:00:00Z",
+        "GIT_COMMITTER_DATE": "1970-01-01T00:00:00Z",
+    }
+    proc = subprocess.run(
+        ["git", *args], cwd=repo.toplevel, env=env, capture_output=True, check=False
     )
-    if code < 0 or code > 127:
-        raise CannotWorkHere(f"git merge-file failed on {item.path} (exit {code})")
-    item.content = Path(files[0]).read_bytes()
-    if code != 0:
-        item.action, item.reason = "conflict", f"{code} conflicting region(s)"
-        item.outcome = "conflicted"
-    else:
-        item.outcome = "merged"
+    if proc.returncode != 0:
+        raise CannotWorkHere(
+            f"git commit-tree failed: {proc.stderr.decode(errors='replace').strip()}"
+        )
+    return proc.stdout.decode().strip()
 
 
-def merge_texts(repo: Repo, plans: list[FilePlan], echo: Callable[[str], None], ref: str) -> None:
-    """Run every text merge (in parallel), so conflicts are known before writing."""
-    todo = [p for p in plans if p.action == "merge"]
-    oids = {e[1] for p in todo for e in (p.ours, p.theirs) if e} | {p.base for p in todo if p.base}
-    oids |= {p.theirs[1] for p in plans if p.action in ("take",) and p.theirs}
-    oids |= {p.theirs[1] for p in plans if p.action == "conflict" and p.ours is None and p.theirs}
-    blobs = read_blobs(repo, oids)
-    for p in plans:
-        if p.theirs and p.theirs[1] in blobs and p.action != "merge":
-            p.content = blobs[p.theirs[1]]
-    if len(todo) > PROGRESS_OVER:
-        echo(f"git lac: merging {len(todo)} files with git merge-file…")
-    with (
-        # Scratch copies for merge-file, in memory where the machine has a tmpfs.
-        tempfile.TemporaryDirectory(prefix="lac-merge-", dir=SCRATCH_DIR) as scratch,
-        ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool,
-    ):
-        labels = ("ours (HEAD)", "base", f"theirs ({ref})")
-        work = [(n, item) for n, item in enumerate(todo)]
-        list(pool.map(lambda nx: _merge_one(nx[1], blobs, Path(scratch), nx[0], labels), work))
+@dataclass
+class _Plan:
+    """Which two commits to hand merge-tree, and where each file's base came from."""
+
+    left: str
+    right: str
+    synthetic: bool
+    source: BaseSource  # of every path without a content-addressed base
+    base_tree: str | None  # the base actually merged on, to report blobs from
+    overrides: dict[str, tuple[str, BaseSource]] = field(default_factory=dict)
 
 
-def writes_of(plans: list[FilePlan]) -> list[str]:
-    return [
-        p.path
-        for p in plans
-        if p.action in ("take", "delete", "merge")
-        or (p.action == "conflict" and p.content is not None)
-    ]
-
-
-def apply(repo: Repo, plans: list[FilePlan]) -> None:
-    top = repo.toplevel
-    stage: list[str] = []
-    remove: list[str] = []
-    for p in plans:
-        target = top / p.path
-        if p.action == "keep":
-            p.outcome = "kept"
-        elif p.action == "delete":
-            remove.append(p.path)
-            p.outcome = "deleted"
-        elif p.action in ("take", "merge") or (p.action == "conflict" and p.content is not None):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            mode = (p.theirs or p.ours or ("100644", ""))[0]
-            if mode == "120000":
-                if target.is_symlink() or target.exists():
-                    target.unlink()
-                os.symlink((p.content or b"").decode("utf-8", "surrogateescape"), target)
-            else:
-                target.write_bytes(p.content or b"")
-                target.chmod(0o755 if mode == "100755" else 0o644)
-            if p.action != "conflict":
-                stage.append(p.path)
-                p.outcome = "taken" if p.action == "take" else "merged"
-            else:
-                p.outcome = "conflicted"
-        else:
-            p.outcome = "conflicted"
-    if stage:
-        git("add", "-f", "--", *stage, cwd=top)
-    if remove:
-        git("rm", "-q", "--", *remove, cwd=top)
-
-
-def dirty_paths(repo: Repo, paths: list[str]) -> list[str]:
-    if not paths:
-        return []
-    out = git(
-        "status", "--porcelain", "-z", "--untracked-files=all", "--", *paths, cwd=repo.toplevel
-    )
-    return sorted(
-        {item[3:].decode("utf-8", "surrogateescape") for item in out.split(b"\0") if len(item) > 3}
-    )
-
-
-def reconcile(
+def _plan(
     repo: Repo,
-    board: Board,
+    ours: str,
+    theirs: str,
+    changed: dict[str, tuple[Entry | None, Entry | None]],
+    base_commit: str | None,
+    lock_bases: Callable[[list[str]], dict[str, str]],
+) -> _Plan:
+    if base_commit is not None:
+        tree = f"{base_commit}^{{tree}}"
+        return _synthetic(repo, ours, theirs, tree, {}, BaseSource.GIVEN)
+    code, out, err = _git_rc(repo, "merge-base", "--all", ours, theirs)
+    if code not in (0, 1):
+        raise CannotWorkHere(f"git merge-base failed: {err}")
+    bases = out.decode().split()
+    locked = {p: (b, BaseSource.LOCK) for p, b in lock_bases(sorted(changed)).items()}
+    if not bases:
+        # Unrelated histories: the newest blob of each path that both have held.
+        paths = sorted(changed)
+        mine, other = _history_blobs(repo, ours, paths), _history_blobs(repo, theirs, paths)
+        shared: dict[str, tuple[str, BaseSource]] = {}
+        for path in paths:
+            seen = set(other.get(path, []))
+            common = [b for b in mine.get(path, []) if b in seen]
+            if common:
+                shared[path] = (common[0], BaseSource.SHARED)
+        return _synthetic(
+            repo, ours, theirs, None, {**shared, **locked}, BaseSource.NONE, unrelated=True
+        )
+    if len(bases) == 1:
+        base_tree, source = f"{bases[0]}^{{tree}}", BaseSource.MERGE_BASE
+    else:
+        base_tree, source = _virtual_base(repo, bases), BaseSource.VIRTUAL
+    in_base = _tree_entries(repo, base_tree, sorted(locked))
+    differs = {p: b for p, b in locked.items() if p not in in_base or in_base[p].oid != b[0]}
+    if not differs:
+        return _Plan(ours, theirs, False, source, base_tree)
+    return _synthetic(repo, ours, theirs, base_tree, differs, source)
+
+
+def _virtual_base(repo: Repo, bases: list[str]) -> str:
+    """Several merge bases merged into one tree, conflicts and all, as ort does."""
+    current, tree = bases[0], f"{bases[0]}^{{tree}}"
+    for other in bases[1:]:
+        code, out, err = _git_rc(
+            repo, "merge-tree", "--write-tree", "--allow-unrelated-histories", current, other
+        )
+        if code not in (0, 1):
+            raise CannotWorkHere(f"git merge-tree failed: {err}")
+        tree = out.decode().split()[0]
+        current = _commit_tree(repo, tree, None, "lac virtual base")
+    return tree
+
+
+def _synthetic(
+    repo: Repo,
+    ours: str,
+    theirs: str,
+    base_tree: str | None,
+    overrides: dict[str, tuple[str, BaseSource]],
+    source: BaseSource,
+    *,
+    unrelated: bool = False,
+) -> _Plan:
+    """Commits ours' and theirs' trees as children of one base commit holding
+    ``base_tree`` with the content-addressed ``overrides``."""
+    entries: dict[str, Entry | None] = {}
+    if overrides:
+        sides = [_tree_entries(repo, c, sorted(overrides)) for c in (ours, theirs)]
+        for path, (blob, _source) in overrides.items():
+            mode = next((s[path].mode for s in sides if path in s), "100644")
+            entries[path] = Entry(mode, blob)
+    if unrelated:
+        # Paths both sides hold identically are part of the base too, so that
+        # they merge as unchanged instead of as added on both sides.
+        for path, entry in _same_paths(repo, ours, theirs).items():
+            entries.setdefault(path, entry)
+    tree = _write_tree(repo, base_tree, entries)
+    base = _commit_tree(repo, tree, None, "lac reconcile base")
+    left = _commit_tree(repo, f"{ours}^{{tree}}", base, "lac reconcile ours")
+    right = _commit_tree(repo, f"{theirs}^{{tree}}", base, "lac reconcile theirs")
+    return _Plan(left, right, True, source, tree, overrides)
+
+
+def _same_paths(repo: Repo, ours: str, theirs: str) -> dict[str, Entry]:
+    mine = _tree_entries(repo, ours, ["."])
+    diff = _diff(repo, ours, theirs)
+    return {p: e for p, e in mine.items() if p not in diff}
+
+
+# --- the merge ----------------------------------------------------------------------
+
+
+def _merge_tree(
+    repo: Repo, plan: _Plan, ref: str
+) -> tuple[str, bool, list[Stage], dict[str, list[str]]]:
+    """Run ort on the plan: the tree, whether clean, stage entries, messages by path."""
+    # merge-tree labels conflict markers with its arguments, so a real merge
+    # is given the names `git merge` would show; synthetic commits get
+    # worktree-private refs named after what they stand for.
+    refs: list[str] = []
+    if not plan.synthetic and not ref.startswith("-"):
+        left, right = "HEAD", ref
+    else:
+        refs = ["refs/worktree/lac-base/HEAD", f"refs/worktree/lac-base/{_label(ref)}"]
+        for refname, oid in zip(refs, (plan.left, plan.right), strict=True):
+            git("update-ref", "--no-deref", refname, oid, cwd=repo.toplevel)
+        left, right = (refname.removeprefix("refs/") for refname in refs)
+    try:
+        code, out, err = _git_rc(
+            repo, "merge-tree", "--write-tree", "-z", "--messages", left, right
+        )
+    finally:
+        for refname in refs:
+            _git_rc(repo, "update-ref", "-d", refname)
+    if code not in (0, 1):
+        raise CannotWorkHere(f"git merge-tree failed: {err or f'exit {code}'}")
+    head, _, rest = out.partition(b"\0")
+    stages: list[Stage] = []
+    while rest and not rest.startswith(b"\0"):
+        item, _, rest = rest.partition(b"\0")
+        meta, _, name = item.partition(b"\t")
+        mode, oid, stage = meta.decode().split()
+        stages.append(Stage(mode, oid, int(stage), _name(name)))
+    # Messages: <count> NUL <path>... NUL <type> NUL <text> NUL, repeated.
+    messages: dict[str, list[str]] = {}
+    fields = rest[1:].split(b"\0")
+    i = 0
+    while i < len(fields) and fields[i]:
+        count = int(fields[i])
+        names = [_name(f) for f in fields[i + 1 : i + 1 + count]]
+        text = _name(fields[i + 2 + count]).strip()
+        for path in names:
+            messages.setdefault(path, []).append(text)
+        i += count + 3
+    return head.decode().strip(), code == 0, stages, messages
+
+
+def _label(text: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in text).strip(".-")
+    return safe.replace("..", "-") or "theirs"
+
+
+def compute(
+    repo: Repo,
     ref: str,
     *,
-    base_rev: str | None,
-    dry_run: bool,
-    echo: Callable[[str], None],
-) -> list[FilePlan]:
-    plans = plan(repo, ref, base_rev=base_rev, lock_bases=board.lock_bases)
-    merge_texts(repo, plans, echo, ref)
-    if dry_run:
-        return plans
-    targets = writes_of(plans)
-    dirty = dirty_paths(repo, targets)
+    base_rev: str | None = None,
+    lock_bases: Callable[[list[str]], dict[str, str]] = lambda _paths: {},
+) -> Reconciliation:
+    """The merge of ``ref`` into HEAD as objects only; refuses unsafe paths (exit 2)."""
+    ours, theirs, base = _commits(repo, ref, base_rev)
+    changed = _diff(repo, ours, theirs)
+    _refuse_unsafe(ref, changed)
+    if not changed:
+        return Reconciliation(ref, ours, theirs, "", True, [])
+    plan = _plan(repo, ours, theirs, changed, base, lock_bases)
+    tree, clean, stages, messages = _merge_tree(repo, plan, ref)
+    written = _diff(repo, ours, tree)
+    # Renames and directory/file conflicts can put content at paths of their own.
+    _refuse_unsafe(ref, written)
+    _refuse_unsafe(ref, {s.path: (None, Entry(s.mode, s.oid)) for s in stages})
+    conflicted = {s.path for s in stages}
+    paths = sorted(set(changed) | set(written) | conflicted)
+    in_base = _tree_entries(repo, plan.base_tree, paths) if plan.base_tree else {}
+    files = []
+    for path in paths:
+        ours_entry, theirs_entry = changed.get(path, (None, None))
+        if path in conflicted:
+            outcome = Outcome.CONFLICTED
+        elif path not in written:
+            outcome = Outcome.KEPT
+        elif written[path][1] is None:
+            outcome = Outcome.DELETED
+        elif written[path][1] == theirs_entry:
+            outcome = Outcome.TAKEN
+        else:
+            outcome = Outcome.MERGED
+        source = plan.overrides[path][1] if path in plan.overrides else plan.source
+        base = in_base[path].oid if path in in_base else None
+        said = [m for m in messages.get(path, []) if not m.startswith("Auto-merging")]
+        reason = "; ".join(said) or _reason(
+            outcome, path in changed, source, ours_entry, theirs_entry
+        )
+        files.append(FileResult(path, outcome, source, base, reason, ours_entry))
+    return Reconciliation(ref, ours, theirs, tree, clean, files, stages)
+
+
+def _reason(
+    outcome: Outcome,
+    changed: bool,
+    source: BaseSource,
+    ours: Entry | None,
+    theirs: Entry | None,
+) -> str:
+    # With no common content at all, a path one side lacks was not deleted there.
+    one_side = "present on {} side only" if source is BaseSource.NONE else "added on {} side"
+    if outcome is Outcome.KEPT:
+        if not changed:
+            return "unchanged"
+        return one_side.format("our") if theirs is None and ours else "changed only on our side"
+    if outcome is Outcome.TAKEN:
+        return one_side.format("their") if ours is None else "changed only on their side"
+    if outcome is Outcome.DELETED:
+        return "deleted on their side"
+    if outcome is Outcome.MERGED:
+        return "changed on both sides, merged" if changed else "their change carried to this path"
+    return "conflict"
+
+
+# --- writing it: a real merge state ---------------------------------------------------
+
+
+def _state_path(repo: Repo) -> Path:
+    return repo.git_dir / STATE_FILE
+
+
+def _merge_files(repo: Repo) -> list[Path]:
+    return [repo.git_dir / n for n in ("MERGE_HEAD", "MERGE_MSG", "MERGE_MODE")]
+
+
+def _preflight(repo: Repo, recon: Reconciliation) -> None:
+    if (repo.git_dir / "MERGE_HEAD").exists():
+        raise CannotWorkHere(
+            "a merge is in progress; finish it (git lac reconcile --continue) "
+            "or abort it (git lac reconcile --abort)"
+        )
+    for marker, what in BUSY_MARKERS:
+        if (repo.git_dir / marker).exists():
+            raise CannotWorkHere(f"a {what} is in progress; finish or abort it first")
+    code, _, _ = _git_rc(repo, "diff-index", "--cached", "--quiet", "HEAD", "--")
+    if code != 0:
+        raise CannotWorkHere("the index has staged changes; commit or stash them first")
+    dirty = _dirty(repo, recon)
     if dirty:
         raise CannotWorkHere(
             f"uncommitted changes to {', '.join(dirty[:5])}"
             f"{' and more' if len(dirty) > 5 else ''} would be overwritten; commit or stash them"
         )
-    if targets:
-        held = board.held_by_others(targets)
-        if held:
-            first = held[0]
-            raise Refused(
-                "path_locked",
-                f"{first.lock.agent} holds {first.lock.pattern} {first.lock.where}: "
-                f"reconcile would write {first.path}",
-                path=first.path,
-                holder=first.lock.agent,
-                task=first.lock.task_id,
-                pattern=first.lock.pattern,
-            )
-    apply(repo, plans)
-    merged = [p.path for p in plans if p.outcome in ("merged", "taken", "deleted")]
-    conflicted = [p.path for p in plans if p.outcome == "conflicted"]
-    board.record_reconciled(ref, merged, conflicts=conflicted)
-    return plans
+
+
+def _dirty(repo: Repo, recon: Reconciliation) -> list[str]:
+    """Paths the merge would write that hold work not in HEAD. Cheap checks
+    first (a stat comparison, a file in the way of an addition); `git status`
+    only confirms what they flag. read-tree refuses them too, but names one."""
+    paths = recon.written
+    if not paths:
+        return []
+    literal = [f":(literal){p}" for p in paths]
+    out = git("diff-files", "--name-only", "-z", "--", *literal, cwd=repo.toplevel)
+    suspects = {_name(p) for p in out.split(b"\0") if p}
+    added = {f.path for f in recon.files if f.ours is None}
+    suspects |= {p for p in added if os.path.lexists(repo.toplevel / p)}
+    if not suspects:
+        return []
+    out = git(
+        "status",
+        "--porcelain",
+        "-z",
+        "--untracked-files=all",
+        "--no-renames",
+        "--",
+        *(f":(literal){p}" for p in sorted(suspects)),
+        cwd=repo.toplevel,
+    )
+    return sorted({_name(item[3:]) for item in out.split(b"\0") if len(item) > 3})
+
+
+def _index_line(mode: str, oid: str, stage: int | None, path: str) -> bytes:
+    stage_part = f" {stage}" if stage is not None else ""
+    return f"{mode} {oid}{stage_part}\t".encode() + path.encode("utf-8", "surrogateescape") + b"\0"
+
+
+def apply(repo: Repo, recon: Reconciliation, *, recorded: bool) -> None:
+    """Write the merge as ``git merge --no-commit`` leaves it: index (with
+    stages 1/2/3 for conflicts), work tree, MERGE_HEAD, MERGE_MSG."""
+    _preflight(repo, recon)
+    # Git writes the work tree: it refuses unsafe paths, never writes through
+    # a symlink, and a two-tree read-tree keeps unrelated local changes.
+    code, _, err = _git_rc(repo, "read-tree", "-m", "-u", recon.ours, recon.tree)
+    if code != 0:
+        first = err.splitlines()[0] if err else f"exit {code}"
+        raise CannotWorkHere(f"git refused to write the merge, nothing written: {first}")
+    if recon.stages:
+        conflicted = sorted({s.path for s in recon.stages})
+        lines = b"".join(_index_line("0", NULL_OID, None, p) for p in conflicted)
+        lines += b"".join(_index_line(s.mode, s.oid, s.stage, s.path) for s in recon.stages)
+        git("update-index", "-z", "--index-info", input=lines, cwd=repo.toplevel)
+    # ORIG_HEAD is a plain file in the git dir, as `git merge` writes it.
+    (repo.git_dir / "ORIG_HEAD").write_text(recon.ours + "\n")
+    merge_head, merge_msg, merge_mode = _merge_files(repo)
+    merge_head.write_text(recon.theirs + "\n")
+    merge_mode.write_text("no-ff")
+    message = f"Reconcile {recon.ref}\n"
+    if recon.conflicts:
+        message += "\n# Conflicts:\n" + "".join(f"#\t{p}\n" for p in recon.conflicts)
+    merge_msg.write_text(message)
+    state = {
+        "ref": recon.ref,
+        "orig_head": recon.ours,
+        "theirs": recon.theirs,
+        "paths": recon.written,
+        "conflicts": recon.conflicts,
+        "recorded": recorded,
+    }
+    _state_path(repo).write_text(json.dumps(state))
+
+
+def unmerged(repo: Repo) -> list[str]:
+    out = git("diff", "--name-only", "-z", "--diff-filter=U", cwd=repo.toplevel)
+    return sorted({_name(p) for p in out.split(b"\0") if p})
+
+
+@dataclass
+class _State:
+    ref: str
+    orig_head: str
+    theirs: str
+    paths: list[str]
+    conflicts: list[str]
+    recorded: bool
+
+
+def _load_state(repo: Repo) -> _State | None:
+    try:
+        data = json.loads(_state_path(repo).read_text())
+        return _State(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def settle(repo: Repo, board: Board) -> None:
+    """A reconcile finished by a plain `git commit` (or undone by `git merge
+    --abort`) is noticed here: the commit records its event, then the state goes."""
+    state = _load_state(repo)
+    if state is None or (repo.git_dir / "MERGE_HEAD").exists():
+        return
+    code, out, _ = _git_rc(repo, "rev-parse", "-q", "--verify", "HEAD^2")
+    if code == 0 and out.decode().strip() == state.theirs and not state.recorded:
+        board.record_reconciled(state.ref, state.paths, conflicts=[])
+    _state_path(repo).unlink(missing_ok=True)
+
+
+def _in_progress(repo: Repo) -> _State:
+    state = _load_state(repo)
+    if state is None or not (repo.git_dir / "MERGE_HEAD").exists():
+        raise InvalidInput("no reconcile in progress here")
+    return state
+
+
+def abort(repo: Repo) -> str:
+    """Back to exactly the state before the reconcile; returns its REF."""
+    state = _in_progress(repo)
+    # What `git merge --abort` does: reset the merge's paths and keep other
+    # unstaged changes (reconcile refused to start over any path it writes).
+    git("reset", "-q", "--merge", state.orig_head, cwd=repo.toplevel)
+    for path in [*_merge_files(repo), _state_path(repo)]:
+        path.unlink(missing_ok=True)
+    return state.ref
+
+
+@dataclass(frozen=True)
+class Finished:
+    ref: str
+    paths: list[str]
+    left: list[str]  # conflicts still unresolved: nothing was committed
+
+
+def finish(repo: Repo, board: Board) -> Finished:
+    """Commit a resolved reconcile and record it."""
+    state = _in_progress(repo)
+    left = unmerged(repo)
+    if left:
+        return Finished(state.ref, state.paths, left)
+    code, _, err = _git_rc(repo, "commit", "--no-edit", "-q")
+    if code != 0:
+        lines = err.splitlines()
+        raise CannotWorkHere(f"git commit failed: {lines[-1] if lines else f'exit {code}'}")
+    if not state.recorded:
+        board.record_reconciled(state.ref, state.paths, conflicts=[])
+    _state_path(repo).unlink(missing_ok=True)
+    return Finished(state.ref, state.paths, [])
+
+
+def refuse_held(board: Board, recon: Reconciliation) -> None:
+    """Refuse, before writing anything, a path another agent holds."""
+    held = board.held_by_others(recon.written)
+    if held:
+        raise PathLocked(held, advice=f"reconcile would write {held[0].path}")
+
+
+def reconcile(
+    repo: Repo,
+    open_board: Callable[[], Board],
+    ref: str,
+    *,
+    base_rev: str | None,
+    dry_run: bool,
+) -> Reconciliation:
+    """Merge ``ref`` into the work tree. The board is opened only once REF is
+    known to be safe, so a refused tree leaves no trace, not even a board."""
+    opened: list[Board] = []
+
+    def board() -> Board:
+        if not opened:
+            opened.append(open_board())
+        return opened[0]
+
+    if _load_state(repo) is not None:
+        settle(repo, board())
+    recon = compute(repo, ref, base_rev=base_rev, lock_bases=lambda p: board().lock_bases(p))
+    if dry_run or not recon.written:
+        return recon  # a dry run, or their work is already here: nothing to write or record
+    refuse_held(board(), recon)
+    apply(repo, recon, recorded=recon.clean)
+    if recon.clean:
+        board().record_reconciled(ref, recon.written, conflicts=[])
+    return recon

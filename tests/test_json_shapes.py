@@ -30,6 +30,7 @@ from git_lacunari.errors import (
     RefusalReason,
 )
 from git_lacunari.model import EventKind, LockMode, TaskState
+from git_lacunari.reconcile import BaseSource, Outcome
 
 from .conftest import Boards, Result, git, lac_process
 
@@ -242,17 +243,18 @@ SUCCESS: dict[str, Schema] = {
     "drain": success(done=array(INT), failed=array(INT), parked=array(INT)),
     "reconcile": success(
         dry_run=BOOL,
+        clean=BOOL,
         files=array(
             obj(
                 path=STR,
-                action=STR,
+                outcome={"type": "string", "enum": [o.value for o in Outcome]},
                 base=nullable(STR),
-                base_source=nullable(STR),
+                base_source={"type": "string", "enum": [b.value for b in BaseSource]},
                 reason=STR,
-                outcome=STR,
             )
         ),
         counts={"type": "object"},
+        conflicts=array(STR),
     ),
 }
 
@@ -452,10 +454,9 @@ def test_outside_a_repository_error_shape(tmp_path: Path) -> None:
     assert result.code == 3 and problems(result.json, error("not_a_repository")) == []
 
 
-# --- reconcile: the lead puts its body on the edge (then these pass: drop the xfail) ---
+# --- reconcile: conflicts left (unfinished) and a held path (refused) ---------------
 
 
-@pytest.mark.xfail(strict=True, reason="reconcile's body still prints for itself (lead's)")
 def test_reconcile_conflicts_left_and_path_locked_shapes(lac: Lac, repo: Path) -> None:
     base = git(repo, "rev-parse", "HEAD").strip()
     git(repo, "checkout", "-q", "-b", "theirs")
@@ -470,6 +471,9 @@ def test_reconcile_conflicts_left_and_path_locked_shapes(lac: Lac, repo: Path) -
     files = SUCCESS["reconcile"]["properties"]
     shape = unfinished(**{k: v for k, v in files.items() if k != "ok"})
     seen(shape, 1, "reconcile", "theirs")
+    seen(unfinished(ref=STR, paths=array(STR), conflicts=array(STR)), 1, "reconcile", "--continue")
+    seen(success(aborted=STR), 0, "reconcile", "--abort")
+    seen(error("invalid_input"), 2, "reconcile", "--abort")
     assert not seen.failures, "\n".join(seen.failures)
 
 

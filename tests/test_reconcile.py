@@ -1,7 +1,8 @@
-"""Reconcile on real repositories: real `git merge-file`, both backends."""
+"""Reconcile on real repositories: git's own merge, hostile trees, a real merge state."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,9 +44,11 @@ def fork(repo: Path, ours: Callable[[], None], theirs: Callable[[], None]) -> No
 
 
 def outcomes(result: Result) -> dict[str, tuple[str, str | None]]:
-    return {
-        f["path"]: (f["outcome"] or f["action"], f["base_source"]) for f in result.json["files"]
-    }
+    return {f["path"]: (f["outcome"], f["base_source"]) for f in result.json["files"]}
+
+
+def status(repo: Path) -> list[str]:
+    return sorted(git(repo, "status", "--porcelain", "--untracked-files=all").splitlines())
 
 
 def test_offline_branch_merges_clean(lac: Lac, repo: Path) -> None:
@@ -72,8 +75,14 @@ def test_offline_branch_merges_clean(lac: Lac, repo: Path) -> None:
     staged = git(repo, "diff", "--cached", "--name-only").split()
     assert sorted(staged) == ["README", "doc.txt", "new/theirs.txt"]
     assert git(repo, "diff", "--name-only") == ""
-    human = lac("reconcile", "offline", "--dry-run")
-    assert "merge" in human.out and "doc.txt" in human.out
+    # Left as `git merge --no-commit` leaves it: the commit records both parents.
+    offline = git(repo, "rev-parse", "offline").strip()
+    assert (repo / ".git" / "MERGE_HEAD").read_text().strip() == offline
+    assert lac("reconcile", "--continue").code == 0
+    assert git(repo, "rev-parse", "HEAD^2").strip() == offline
+    assert status(repo) == []
+    kinds = [e["kind"] for e in lac("log", "--json").json["events"]]
+    assert kinds.count("reconciled") == 1, "recorded once, not again at --continue"
 
 
 def test_conflicting_region_keeps_markers_and_exits_1(lac: Lac, repo: Path) -> None:
@@ -93,13 +102,30 @@ def test_conflicting_region_keeps_markers_and_exits_1(lac: Lac, repo: Path) -> N
     )
     result = lac("reconcile", "offline", "--json")
     assert result.code == 1
+    assert result.json["ok"] is False and result.json["conflicts"] == ["doc.txt"]
     assert outcomes(result)["doc.txt"][0] == "conflicted"
     assert outcomes(result)["other.txt"][0] == "merged"
     text = (repo / "doc.txt").read_text()
-    assert "<<<<<<< ours (HEAD)" in text and "ours at 5" in text and "theirs at 5" in text
-    assert ">>>>>>> theirs (offline)" in text
-    assert git(repo, "diff", "--cached", "--name-only").split() == ["other.txt"]
-    assert "doc.txt" in git(repo, "diff", "--name-only")
+    assert "<<<<<<< HEAD" in text and "ours at 5" in text and "theirs at 5" in text
+    assert ">>>>>>> offline" in text, "the labels git merge would write"
+    # A real merge state: git itself knows doc.txt is unmerged.
+    assert "UU doc.txt" in status(repo) and "M  other.txt" in status(repo)
+    stages = git(repo, "ls-files", "-u", "--", "doc.txt").split("\n")
+    assert [line.split()[2] for line in stages if line] == ["1", "2", "3"]
+    assert "ours at 5" in git(repo, "show", ":2:doc.txt")
+    assert "theirs at 5" in git(repo, "show", ":3:doc.txt")
+    head = git(repo, "rev-parse", "HEAD")
+    plain = subprocess.run(["git", "commit", "--no-edit"], cwd=repo, capture_output=True)
+    assert plain.returncode != 0 and b"unmerged" in plain.stderr + plain.stdout
+    assert git(repo, "rev-parse", "HEAD") == head
+    left = lac("reconcile", "--continue", "--json")
+    assert left.code == 1 and left.json["ok"] is False and left.json["conflicts"] == ["doc.txt"]
+    git(repo, "checkout", "--theirs", "--", "doc.txt")
+    assert "theirs at 5" in (repo / "doc.txt").read_text()
+    git(repo, "add", "doc.txt")
+    assert lac("reconcile", "--continue").code == 0
+    assert git(repo, "rev-parse", "HEAD^2").strip() == git(repo, "rev-parse", "offline").strip()
+    assert [e["kind"] for e in lac("log", "--json").json["events"]][-1] == "reconciled"
 
 
 def test_added_on_both_sides_and_deleted_versus_modified(lac: Lac, repo: Path) -> None:
@@ -123,8 +149,10 @@ def test_added_on_both_sides_and_deleted_versus_modified(lac: Lac, repo: Path) -
     got = {f["path"]: f for f in result.json["files"]}
     assert "same.txt" not in got, "identical on both sides: nothing to do"
     assert got["both.txt"]["outcome"] == "conflicted"
-    assert got["gone.txt"]["reason"] == "modified by us, deleted by them"
+    assert got["gone.txt"]["outcome"] == "conflicted"
+    assert "modify/delete" in got["gone.txt"]["reason"]
     assert "kept alive" in (repo / "gone.txt").read_text(), "the modified side is never lost"
+    assert "AA both.txt" in status(repo) and "UD gone.txt" in status(repo)
 
 
 def test_binary_changed_on_both_sides_is_a_conflict_not_text(lac: Lac, repo: Path) -> None:
@@ -138,7 +166,7 @@ def test_binary_changed_on_both_sides_is_a_conflict_not_text(lac: Lac, repo: Pat
     result = lac("reconcile", "offline", "--json")
     assert result.code == 1
     (entry,) = result.json["files"]
-    assert entry["outcome"] == "conflicted" and "binary" in entry["reason"]
+    assert entry["outcome"] == "conflicted" and "binary" in entry["reason"].lower()
     assert (repo / "img.bin").read_bytes() == b"\x00\x02ours"
 
 
@@ -170,7 +198,7 @@ def test_dry_run_writes_nothing(lac: Lac, repo: Path) -> None:
     )
     events = len(lac("log", "--json").json["events"])
     result = lac("reconcile", "offline", "--dry-run", "--json")
-    assert result.code == 0 and result.json["files"][0]["action"] == "conflict"
+    assert result.code == 0 and result.json["files"][0]["outcome"] == "conflicted"
     assert git(repo, "status", "--porcelain") == ""
     assert len(lac("log", "--json").json["events"]) == events
 
@@ -197,8 +225,8 @@ def test_unrelated_histories_merge_clean_on_the_shared_blob(
     assert (entry["outcome"], entry["base_source"]) == ("merged", "shared-history")
     # Ours only, and no base says the peer deleted them: kept, not conflicts.
     assert {p: (f["outcome"], f["reason"]) for p, f in files.items()} == {
-        "README": ("kept", "present on one side only"),
-        "core/auth.py": ("kept", "present on one side only"),
+        "README": ("kept", "present on our side only"),
+        "core/auth.py": ("kept", "present on our side only"),
     }
     assert entry["base"] == git(repo, "rev-parse", "HEAD~1:shared.txt").strip()
     text = (repo / "shared.txt").read_text()
@@ -243,3 +271,8 @@ def test_bad_input(lac: Lac, repo: Path) -> None:
     dirty = lac("reconcile", "offline")
     assert dirty.code == 3 and "uncommitted changes to doc.txt" in dirty.err
     assert (repo / "doc.txt").read_text() == "uncommitted\n"
+    assert not (repo / ".git" / "MERGE_HEAD").exists()
+    nothing = lac("reconcile", "--abort")
+    assert nothing.code == 2 and "no reconcile in progress" in nothing.err
+    both = lac("reconcile", "offline", "--abort")
+    assert both.code == 2 and "give REF, or --abort, or --continue" in both.err

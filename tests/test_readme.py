@@ -81,6 +81,7 @@ NORMALISE = [
     (re.compile(r"\b[0-9a-f]{7,40}\b"), "<HASH>"),
     (re.compile(r"silent_for=[\d.]+|silent [\dms]+"), "<SILENT>"),
     (re.compile(r"(/tmp|/var)?/[\w./-]*?(scratch|shop2?|fleet)[\w./-]*"), "<PATH>"),
+    (re.compile(r"schema version \d+"), "schema version N"),  # other issues add migrations
     (re.compile(r"[ \t]+"), " "),
 ]
 
@@ -105,9 +106,14 @@ def scratch_repo(where: Path) -> Path:
 
 def run(step: Step, cwd: Path, env: dict[str, str]) -> list[str]:
     proc = subprocess.run(
-        ["bash", "-c", step.command], cwd=cwd, env=env, capture_output=True, text=True
+        ["bash", "-c", step.command],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # interleaved, as a terminal shows them
+        text=True,
     )
-    got = (proc.stdout + proc.stderr).splitlines()
+    got = proc.stdout.splitlines()
     if proc.returncode:
         got.append(f"[exit {proc.returncode}]")
     return got

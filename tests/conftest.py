@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -22,7 +23,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 import pytest
@@ -263,6 +264,37 @@ def board_url(backend: str, request: pytest.FixtureRequest) -> Iterator[str | No
         yield url
 
 
+# --- reaching under the board ---------------------------------------------------
+
+_PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+
+
+def board_sql(store: Store, sql: str, /, **params: Any) -> list[dict[str, Any]]:
+    """Run one statement on the store's own connection, for a state the verbs
+    cannot make on demand (a claim silent for an hour); ``:name`` parameters on
+    both dialects. Both stores' connections are in autocommit mode, so it is
+    committed when this returns. Returns the rows, if the statement has any."""
+    conn = cast(Any, store).conn
+    if store.dialect == "postgres":
+        sql = _PARAM.sub(r"%(\1)s", sql.replace("%", "%%"))
+    cursor = conn.execute(sql, params)
+    return list(cursor.fetchall()) if cursor.description is not None else []
+
+
+def backdate_claim(store: Store, task_id: int, seconds: float) -> None:
+    """Make a claim's last heartbeat (and its claim) ``seconds`` older, as if
+    its holder had gone silent that long: staleness without sleeping against
+    a real stale-after. Heartbeats are epoch seconds on both dialects."""
+    rows = board_sql(
+        store,
+        "UPDATE lac_tasks SET heartbeat_at = heartbeat_at - :s, claimed_at = claimed_at - :s"
+        " WHERE id = :id AND state = 'claimed' RETURNING id",
+        s=float(seconds),
+        id=task_id,
+    )
+    assert len(rows) == 1, f"task #{task_id} is not claimed: nothing to backdate"
+
+
 @dataclass
 class Boards:
     """Opens boards on one repository and one backend, as any agent."""
@@ -284,6 +316,14 @@ class Boards:
         repo = discover(self.repo)
         ident = Identity(agent, "test", tuple(sorted(caps)), "test")
         return Board(self.store(), ident, prefix=prefix, blob_ids=repo.blob_ids)
+
+    def backdate(self, task_id: int, seconds: float) -> None:
+        """See :func:`backdate_claim`."""
+        backdate_claim(self.store(), task_id, seconds)
+
+    def sql(self, sql: str, /, **params: Any) -> list[dict[str, Any]]:
+        """See :func:`board_sql`."""
+        return board_sql(self.store(), sql, **params)
 
 
 @pytest.fixture

@@ -89,7 +89,7 @@ def _claim_same(
 ) -> list[tuple[int, str, str | None, Any]]:
     agent = f"racer-{index}"
     board = open_board(repo, url, agent)
-    seen = []
+    seen: list[tuple[int, str, str | None, Any]] = []
     for task_id in task_ids:
         barrier.wait(BARRIER_TIMEOUT_S)
         try:

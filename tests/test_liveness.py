@@ -223,6 +223,7 @@ def test_postgres_wait_is_woken_by_notify_not_by_the_poll_fallback(
             )
             dana.add_task("late work")
             thread.join(DEADLINE_S + 10)
+            assert not thread.is_alive(), "the waiter never returned"
             assert "error" not in got, got["error"]
             assert got["claim"].task.title == "late work"
             took = got["took"]

@@ -214,7 +214,7 @@ def test_postgres_wait_is_woken_by_notify_not_by_the_poll_fallback(
                     or board_sql(
                         probe,
                         "SELECT pid FROM pg_stat_activity WHERE application_name = :app"
-                        " AND state = 'idle' AND query ILIKE 'LISTEN %'",
+                        " AND state = 'idle' AND query ILIKE '%LISTEN%'",
                         app=app,
                     )
                     != []

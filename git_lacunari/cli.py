@@ -101,6 +101,11 @@ def show_text(task: Task, now: float) -> str:
         lines.append(f"  needs     {', '.join(task.needs)}")
     for dep in task.depends_on:
         lines.append(f"  after     #{dep['id']} ({dep['state']}) {dep['title']}")
+        if dep["state"] == TaskState.CANCELLED:  # cancelled is not done: say what unblocks it
+            lines.append(
+                f"            blocks this task: `task edit {task.id} --not-after {dep['id']}` "
+                f"or `task reopen {dep['id']}`"
+            )
     for spec in task.paths:
         lines.append(f"  {'writes' if spec.mode == LockMode.WRITE else 'reads':<9} {spec.pattern}")
     for lock in task.locks:

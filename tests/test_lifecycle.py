@@ -290,3 +290,16 @@ def test_keeper_command_reports_expired_locks(lac: Lac, boards: Boards) -> None:
     assert swept.code == 0, swept.err
     assert [f["locks"] for f in swept.json["expired_locks"]] == [["docs/"]]
     assert lac("locks", "--json").json["locks"] == []
+
+
+def test_show_says_a_cancelled_dependency_blocks(lac: Lac) -> None:
+    lac("task", "add", "Dep")
+    lac("task", "add", "Waits", "--after", "1")
+    assert lac("task", "cancel", "1", "--reason", "dropped").code == 0
+    shown = lac("show", "2").out
+    assert "after     #1 (cancelled) Dep" in shown
+    assert "blocks this task: `task edit 2 --not-after 1` or `task reopen 1`" in shown
+    refused = lac("claim", "2", "--json")
+    assert refused.code == 1 and refused.json["refused"]["dependency_state"] == "cancelled"
+    assert lac("task", "edit", "2", "--not-after", "1").code == 0
+    assert lac("claim", "2").code == 0

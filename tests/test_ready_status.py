@@ -14,7 +14,9 @@ Lac = Callable[..., Result]
 
 
 def test_ready_json_is_the_order_claim_next_takes(lac: Lac) -> None:
-    add = lambda *a: lac("task", "add", *a, "--json").json["id"]  # noqa: E731
+    def add(*args: str) -> int:
+        return int(lac("task", "add", *args, "--json").json["id"])
+
     first = add("Low", "--priority", "1")
     dep = add("Dep", "--priority", "9")
     waits = add("Waits on dep", "--priority", "8", "--after", str(dep))

@@ -8,6 +8,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from .conftest import Result, lac_inprocess
 
 Lac = Callable[..., Result]
@@ -125,3 +127,39 @@ def test_click_completion_and_git_completion(repo: Path, tmp_path: Path) -> None
     )
     assert run.returncode == 0, run.stderr
     assert set(run.stdout.strip("|").split("|")) == {"task ", "tasks "}
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from git_lacunari import render
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setattr(render, "on_terminal", lambda: True)
+    assert render.paint("STALE", "red") == "\033[31mSTALE\033[0m"
+    monkeypatch.setenv("NO_COLOR", "")
+    assert render.paint("STALE", "red") == "STALE"
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setattr(render, "on_terminal", lambda: False)
+    assert render.paint("STALE", "red") == "STALE"
+
+
+def test_tables_align_and_are_cut_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import shutil
+
+    from git_lacunari import render
+
+    rows = [["#1", "short", "x" * 50], ["#12", "a longer one", "y"]]
+    monkeypatch.setattr(render, "on_terminal", lambda: False)
+    assert render.table(rows).splitlines() == [
+        "#1   short         " + "x" * 50,
+        "#12  a longer one  y",
+    ]
+    monkeypatch.setattr(render, "on_terminal", lambda: True)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda: os.terminal_size((30, 24)))
+    cut = render.table(rows).splitlines()
+    assert len(cut[0]) == 30 and cut[0].endswith("…") and cut[1] == "#12  a longer one  y"
+    assert render.when(100.0, 160.0).startswith("1m00s ago, ")

@@ -258,6 +258,9 @@ def test_base_recorded_by_a_lock_is_preferred(lac: Lac, repo: Path) -> None:
     (entry,) = result.json["files"]
     assert (entry["base_source"], entry["base"]) == ("lock", locked_blob)
     kinds = [e["kind"] for e in lac("log", "--json").json["events"]]
+    assert "reconciled" not in kinds, "recorded when committed, not before"
+    assert lac("reconcile", "--continue").code == 0
+    kinds = [e["kind"] for e in lac("log", "--json").json["events"]]
     assert kinds[-1] == "reconciled"
 
 
@@ -275,10 +278,10 @@ def test_bad_input(lac: Lac, repo: Path) -> None:
     )
     write(repo, "doc.txt", "uncommitted\n")
     dirty = lac("reconcile", "offline")
-    assert dirty.code == 3 and "uncommitted changes to doc.txt" in dirty.err
+    assert dirty.code == 3 and "ignored files at doc.txt would be overwritten" in dirty.err
     assert (repo / "doc.txt").read_text() == "uncommitted\n"
     assert not (repo / ".git" / "MERGE_HEAD").exists()
     nothing = lac("reconcile", "--abort")
     assert nothing.code == 2 and "no reconcile in progress" in nothing.err
     both = lac("reconcile", "offline", "--abort")
-    assert both.code == 2 and "give REF, or --abort, or --continue" in both.err
+    assert both.code == 2 and "exactly one of REF, --abort and --continue" in both.err

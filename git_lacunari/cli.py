@@ -188,7 +188,8 @@ def init(session: Session, as_json: bool, url: str | None, stale_after: str | No
 @cli.command(context_settings=CONTEXT)
 @common
 def whoami(session: Session, as_json: bool) -> Result:
-    """Print the agent name this worktree acts as, and where it came from."""
+    """Print the agent name this worktree acts as, where it came from, and
+    this working tree's instance (claims are held by an agent at an instance)."""
     ident = session.identity
     caps = ", ".join(ident.capabilities) or "none"
     return Result(
@@ -197,9 +198,13 @@ def whoami(session: Session, as_json: bool) -> Result:
             "source": ident.source,
             "capabilities": list(ident.capabilities),
             "capabilities_source": ident.capabilities_source,
+            "instance": ident.instance,
+            "where": ident.instance_where,
+            "instance_source": ident.instance_source,
         },
         f"{ident.name}\n  from {ident.source}\n"
-        f"  capabilities: {caps} ({ident.capabilities_source})",
+        f"  capabilities: {caps} ({ident.capabilities_source})\n"
+        f"  instance: {ident.instance} at {ident.instance_where} ({ident.instance_source})",
     )
 
 
@@ -322,6 +327,11 @@ def log(session: Session, as_json: bool, task_id: str | None) -> Result:
 @click.option(
     "--stale-after", metavar="D", help="This claim is stale after D without heartbeat (e.g. 2h)."
 )
+@click.option(
+    "--take-over",
+    is_flag=True,
+    help="My agent name holds it from another working tree: move it here (recorded).",
+)
 @common
 def claim(
     session: Session,
@@ -333,6 +343,7 @@ def claim(
     reads: tuple[str, ...],
     wait: str | None,
     stale_after: str | None,
+    take_over: bool,
 ) -> Result:
     """Claim task ID (or --next in a lane) with its path locks, atomically.
 
@@ -345,12 +356,20 @@ def claim(
     stale = parse_stale(stale_after)
     if wait is not None and not next_:
         raise click.UsageError("--wait goes with --next")
+    if take_over and next_:
+        raise click.UsageError("--take-over goes with a task ID")
     wait_s = parse_duration(wait) if wait is not None else None
     board = session.board()
     if next_:
         got = board.claim_next(lane, writes=writes, reads=reads, stale_after=stale, wait=wait_s)
     else:
-        got = board.claim(_id(task_id or ""), writes=writes, reads=reads, stale_after=stale)
+        got = board.claim(
+            _id(task_id or ""),
+            writes=writes,
+            reads=reads,
+            stale_after=stale,
+            take_over=take_over,
+        )
     return Result(
         {
             "task": got.task.to_json(),

@@ -125,6 +125,7 @@ LOCK = obj(
     task_id=nullable(INT),
     acquired_at=NUM,
     base_blob=nullable(STR),
+    instance=nullable(STR),
 )
 TASK = obj(
     id=INT,
@@ -145,6 +146,7 @@ TASK = obj(
     paths=array(obj(pattern=STR, mode=MODE)),
     locks=array(LOCK),
     stale=BOOL,
+    instance=nullable(STR),
 )
 EVENT = obj(
     id=INT,
@@ -176,7 +178,9 @@ def reason(name: str, **facts: Schema) -> Schema:
 
 
 REFUSALS: dict[str, Schema] = {
-    "already_claimed": reason("already_claimed", task=nullable(INT), holder=nullable(STR)),
+    "already_claimed": reason(
+        "already_claimed", task=nullable(INT), holder=nullable(STR), where=nullable(STR)
+    ),
     "unmet_dependency": reason(
         "unmet_dependency", task=INT, dependency=INT, dependency_state=STATE
     ),
@@ -221,7 +225,15 @@ def error(kind: str) -> Schema:
 
 SUCCESS: dict[str, Schema] = {
     "init": success(url=STR, dialect=STR, schema_version=INT, stale_after=NUM),
-    "whoami": success(agent=STR, source=STR, capabilities=array(STR), capabilities_source=STR),
+    "whoami": success(
+        agent=STR,
+        source=STR,
+        capabilities=array(STR),
+        capabilities_source=STR,
+        instance=STR,
+        where=STR,
+        instance_source=STR,
+    ),
     "task add": success(id=INT, task=TASK),
     "task after": success(task=TASK),
     "tasks": success(tasks=array(TASK), now=NUM),

@@ -156,32 +156,72 @@ def cli(ctx: click.Context, as_json: bool, as_name: str | None) -> None:
 @click.option(
     "--stale-after", metavar="D", help="Claims are stale after D without heartbeat (30m)."
 )
+@click.option(
+    "--board",
+    "board_name",
+    metavar="NAME",
+    help="With --url: this project's board in the database (default: from the root commit).",
+)
 @common
-def init(session: Session, as_json: bool, url: str | None, stale_after: str | None) -> Result:
-    """Create or migrate the board; with --url, record it as lac.url.
+def init(
+    session: Session,
+    as_json: bool,
+    url: str | None,
+    stale_after: str | None,
+    board_name: str | None,
+) -> Result:
+    """Create or migrate the board; with --url, record it as lac.url (and the
+    board as lac.board).
 
-    Idempotent: running it again on a current board changes nothing.
+    A PostgreSQL database holds one board per project: clones that name the
+    same board share it; unrelated repositories never do. Without --board the
+    name comes from the repository's root commit, which every clone shares.
+    A URL carrying a password is refused: use PGPASSWORD, ~/.pgpass or a
+    service file. Idempotent: running it again on a current board changes nothing.
     """
-    from .store import is_postgres_url
+    from .store import is_postgres_url, redact, refuse_password
 
     if url is not None and not (is_postgres_url(url) or url.startswith("sqlite:")):
-        raise InvalidInput(f"unknown board URL {url!r}: use postgresql://HOST/DB")
+        raise InvalidInput(f"unknown board URL {redact(url)!r}: use postgresql://HOST/DB")
+    if url is not None:
+        refuse_password(url)
+    chosen = session.choose_board(url, board_name)
     stale = parse_stale(stale_after)
-    board = session.board(create=True, url=url, touch=False)
+    board = session.board(create=True, url=url, touch=False, name=chosen)
     if stale is not None:
         board.set_default_stale_after(stale)
     version = board.store.schema_version()
     if url is not None:
         session.repo.set_config("lac.url", url)
+    if chosen is not None:
+        session.repo.set_config("lac.board", chosen)
     return Result(
         {
-            "url": board.store.url,
+            "url": redact(board.store.url),
+            "board": chosen or session.repo.get("lac.board"),
             "dialect": board.store.dialect,
             "schema_version": version,
             "stale_after": board.default_stale_after(),
         },
-        f"board ready: {board.store.url} (schema version {version}, claims stale after "
+        f"board ready: {redact(board.store.url)} (schema version {version}, claims stale after "
         f"{format_duration(board.default_stale_after())})",
+    )
+
+
+@cli.command(context_settings=CONTEXT)
+@common
+def boards(session: Session, as_json: bool) -> Result:
+    """List the boards of this repository's database (one per project).
+
+    The current one (lac.board) is marked with *.
+    """
+    board = session.board(touch=False)
+    current = board.store.one("current_board")
+    here = str(current["board"]) if current else None
+    names = [str(r["board"]) for r in board.store.all("list_boards")]
+    return Result(
+        {"boards": names, "current": here},
+        "\n".join(f"{'*' if n == here else ' '} {n}" for n in names) or "no boards",
     )
 
 

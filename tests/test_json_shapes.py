@@ -224,7 +224,8 @@ def error(kind: str) -> Schema:
 
 
 SUCCESS: dict[str, Schema] = {
-    "init": success(url=STR, dialect=STR, schema_version=INT, stale_after=NUM),
+    "init": success(url=STR, board=nullable(STR), dialect=STR, schema_version=INT, stale_after=NUM),
+    "boards": success(boards=array(STR), current=nullable(STR)),
     "whoami": success(
         agent=STR,
         source=STR,
@@ -326,6 +327,7 @@ def test_every_command_json_matches_its_documented_shape(
     S = SUCCESS
     seen(S["init"], 0, "init")
     seen(S["whoami"], 0, "whoami")
+    seen(S["boards"], 0, "boards")
     seen(S["task add"], 0, "task", "add", "Auth", "--write", "core/auth.py")  # 1
     seen(S["task add"], 0, "task", "add", "Docs", "--after", "1")  # 2
     seen(S["task add"], 0, "task", "add", "GPU", "--needs", "gpu")  # 3

@@ -108,6 +108,7 @@ class Board:
         self.store = store
         self.identity = identity
         self.agent = identity.name
+        self.instance = identity.instance  # where we run: claims and locks are held here
         self.prefix = prefix
         self.ignorecase = ignorecase
         self.blob_ids = blob_ids
@@ -148,7 +149,31 @@ class Board:
         if not self._agent_recorded:
             caps = json.dumps(list(self.identity.capabilities))
             self.store.atomic("upsert_agent", agent=self.agent, caps=caps)
+            self._record_instance()
             self._agent_recorded = True
+
+    def _record_instance(self) -> None:
+        host, _, path = self.identity.instance_where.partition(":")
+        self.store.atomic(
+            "upsert_instance", instance=self.instance, agent=self.agent, host=host, path=path
+        )
+
+    def where_of(self, instance: str | None) -> str:
+        """An instance as people know it: host:path (or its id, if never recorded)."""
+        row = self.store.one("get_instance", instance=instance) if instance else None
+        if row is None:
+            return f"instance {instance or 'unknown'}"
+        return f"{row['host']}:{row['path']}"
+
+    def _is_ours(self, owner: str | None, instance: str | None) -> bool:
+        """Held by us *here*: the same agent name at another instance is another."""
+        return owner == self.agent and instance == self.instance
+
+    def _elsewhere(self, task: Task, advice: str = "") -> Refused:
+        """Our name, another working tree: refused as already claimed, naming where."""
+        return AlreadyClaimed(
+            task=task.id, holder=task.owner, where=self.where_of(task.instance), advice=advice
+        )
 
     def _task_row(self, task_id: int) -> Task | None:
         row = self.store.one("get_task", task_id=task_id)
@@ -168,6 +193,8 @@ class Board:
         task = self._require_task(task_id)
         if task.state != TaskState.CLAIMED or task.owner != self.agent:
             raise self._not_ours(task, advice)
+        if task.instance != self.instance:
+            raise self._elsewhere(task, advice)
         return task
 
     def _task_specs(self, task_id: int) -> list[PathSpec]:
@@ -299,6 +326,8 @@ class Board:
         task = self._task_row(task_id)
         if task is None:
             return NotFound(task=task_id)
+        if task.state == TaskState.CLAIMED and task.owner == self.agent:
+            return self._elsewhere(task, "--take-over moves it here (on the record)")
         if task.state == TaskState.CLAIMED:
             return AlreadyClaimed(task=task_id, holder=task.owner)
         if task.state != TaskState.OPEN:
@@ -320,14 +349,24 @@ class Board:
         writes: Sequence[str] = (),
         reads: Sequence[str] = (),
         stale_after: float | None = None,
+        take_over: bool = False,
     ) -> Claim:
-        """Claim one task by id, with its declared path locks, or be refused whole."""
+        """Claim one task by id, with its declared path locks, or be refused whole.
+
+        ``take_over``: our agent name holds it from another instance (a crashed
+        machine, an old clone); move the claim and its locks here, recorded
+        as ``taken_over``. It never takes another agent's claim.
+        """
         task_id = validate_task_id(task_id)
         extra = self.specs(writes, reads)
         self._ensure_agent()
         with self.store.write():
             row = self.store.one(
-                "claim", task_id=task_id, agent=self.agent, stale_after=stale_after
+                "claim",
+                task_id=task_id,
+                agent=self.agent,
+                instance=self.instance,
+                stale_after=stale_after,
             )
             if row is not None:
                 return self._finish_claim(row, extra, again=False)
@@ -338,9 +377,36 @@ class Board:
                 or current["owner"] != self.agent
             ):
                 raise self._why_not_claimable(task_id)
-            # Our own claim: claiming it again is a harmless retry.
-            self.store.run("heartbeat", agent=self.agent, ids=json.dumps([task_id]))
+            if current["instance"] != self.instance:
+                if not take_over:
+                    raise self._why_not_claimable(task_id)
+                current = self._take_over(task_id, current.get("instance"))
+            else:
+                # Our own claim, here: claiming it again is a harmless retry.
+                self.store.run(
+                    "heartbeat",
+                    agent=self.agent,
+                    instance=self.instance,
+                    ids=json.dumps([task_id]),
+                )
             return self._finish_claim({**current, "has_paths": True}, extra, again=True)
+
+    def _take_over(self, task_id: int, previous: str | None) -> dict[str, Any]:
+        """Move our agent's claim of ``task_id`` and its locks to this instance."""
+        was = self.where_of(previous)
+        row = self.store.one("take_over", task_id=task_id, agent=self.agent, instance=self.instance)
+        if row is None:
+            raise self._why_not_claimable(task_id)
+        self.store.run("take_over_locks", task_id=task_id, agent=self.agent, instance=self.instance)
+        self._event(
+            EventKind.TAKEN_OVER,
+            task_id,
+            previous_instance=previous,
+            previous_where=was,
+            instance=self.instance,
+            where=self.identity.instance_where,
+        )
+        return dict(row)
 
     def _finish_claim(self, row: dict[str, Any], extra: list[PathSpec], again: bool) -> Claim:
         """Take the claimed task's path locks (or raise, rolling the claim back)."""
@@ -392,7 +458,11 @@ class Board:
         self._sweep_now_and_then()
         if not extra:
             row = self.store.atomic(
-                "claim_next_free", lane=lane, agent=self.agent, stale_after=stale_after
+                "claim_next_free",
+                lane=lane,
+                agent=self.agent,
+                instance=self.instance,
+                stale_after=stale_after,
             )
             if row is not None:
                 return Claim(Task.from_row(row), [], again=False)
@@ -411,7 +481,11 @@ class Board:
                         skipped.append(task_id)
                         continue
                 row = self.store.one(
-                    "claim", task_id=task_id, agent=self.agent, stale_after=stale_after
+                    "claim",
+                    task_id=task_id,
+                    agent=self.agent,
+                    instance=self.instance,
+                    stale_after=stale_after,
                 )
                 if row is None:  # taken between our look and our claim
                     skipped.append(task_id)
@@ -429,12 +503,14 @@ class Board:
                 raise NotOpen(task=task_id, state=task.state, advice="only a claim is released")
             if task.owner != self.agent and not force:
                 raise self._not_ours(task, "--force --reason TEXT releases it anyway")
+            if task.owner == self.agent and task.instance != self.instance and not force:
+                raise self._elsewhere(task, "--force --reason TEXT releases it anyway")
             if self.store.one("release", task_id=task_id, owner=task.owner) is None:
                 raise self._why_not_claimable(task_id)
             locks = self.store.all("delete_task_locks", task_id=task_id)
             freed = [r["pattern"] for r in locks]
             self.store.one("notify_work", lane=task.lane)
-            if task.owner == self.agent:
+            if self._is_ours(task.owner, task.instance):
                 self._event(EventKind.RELEASED, task_id, locks=freed)
             else:
                 self._event(
@@ -449,8 +525,13 @@ class Board:
     def done(self, task_id: int) -> Task:
         task_id = validate_task_id(task_id)
         with self.store.write():
-            if self.store.one("done", task_id=task_id, agent=self.agent) is None:
+            if (
+                self.store.one("done", task_id=task_id, agent=self.agent, instance=self.instance)
+                is None
+            ):
                 task = self._require_task(task_id)
+                if task.state == TaskState.CLAIMED and task.owner == self.agent:
+                    raise self._elsewhere(task, "--take-over on a claim moves it here first")
                 if task.state == TaskState.CLAIMED:
                     raise self._not_ours(task)
                 raise NotOpen(
@@ -463,7 +544,7 @@ class Board:
     def touch(self) -> None:
         """Refresh the heartbeat of all our claims: every command does this,
         in one statement (a single round trip on PostgreSQL)."""
-        self.store.atomic("heartbeat", agent=self.agent, ids=None)
+        self.store.atomic("heartbeat", agent=self.agent, instance=self.instance, ids=None)
         self.seen()
 
     def record_holder(self, name: str, what: str) -> None:
@@ -478,12 +559,15 @@ class Board:
         ids = sorted({validate_task_id(t) for t in task_ids})
         with self.store.write():
             rows = self.store.all(
-                "heartbeat", agent=self.agent, ids=json.dumps(ids) if ids else None
+                "heartbeat",
+                agent=self.agent,
+                instance=self.instance,
+                ids=json.dumps(ids) if ids else None,
             )
             refreshed = sorted(int(r["id"]) for r in rows)
             for task_id in ids:
                 if task_id not in refreshed:
-                    raise self._not_ours(self._require_task(task_id))
+                    self._require_own_claim(task_id)  # raises, naming why
             return refreshed
 
     # --- liveness -------------------------------------------------------------
@@ -585,7 +669,7 @@ class Board:
             for row in rows:
                 lock = Lock.from_row(row)
                 both_read = spec.mode == LockMode.READ and lock.mode == LockMode.READ
-                if lock.agent == self.agent or both_read:
+                if self._is_ours(lock.agent, lock.instance) or both_read:
                     continue
                 if paths.overlap(lock.pattern, spec.pattern, self.ignorecase):
                     found.append(Conflict(spec.pattern, lock, wanted=spec.mode))
@@ -605,6 +689,7 @@ class Board:
         mine = {
             (lk.pattern, lk.task_id): lk
             for lk in (Lock.from_row(r) for r in self.store.all("list_locks", agent=self.agent))
+            if lk.instance == self.instance
         }
         literal = [s.pattern.rstrip("/") for s in wanted if paths.is_literal(s.pattern)]
         blobs = self.blob_ids(literal) if self.blob_ids and literal else {}
@@ -625,6 +710,7 @@ class Board:
                 agent=self.agent,
                 task_id=task_id,
                 base_blob=blobs.get(spec.pattern.rstrip("/")),
+                instance=self.instance,
             )
             assert row is not None
             granted.append(Lock.from_row(row))
@@ -657,7 +743,9 @@ class Board:
         with self.store.write():
             freed: list[Lock] = []
             for pattern in wanted:
-                rows = self.store.all("delete_agent_lock", agent=self.agent, pattern=pattern)
+                rows = self.store.all(
+                    "delete_agent_lock", agent=self.agent, instance=self.instance, pattern=pattern
+                )
                 if not rows:
                     raise NotOwner(agent=self.agent, path=pattern)
                 freed.extend(Lock.from_row(r) for r in rows)
@@ -682,8 +770,11 @@ class Board:
 
     def held_by_others(self, changed: Sequence[str]) -> list[Conflict]:
         """Other agents' locks (read or write) covering any of these concrete,
-        repo-relative paths: what the guards refuse. One indexed query."""
-        return [h for h in self.covering(changed) if h.lock.agent != self.agent]
+        repo-relative paths: what the guards refuse. One indexed query. Our
+        own name's locks held at another instance are another's."""
+        return [
+            h for h in self.covering(changed) if not self._is_ours(h.lock.agent, h.lock.instance)
+        ]
 
     def covering(self, changed: Sequence[str]) -> list[Conflict]:
         """Every lock, ours included, covering any of these concrete paths."""

@@ -163,39 +163,80 @@ def cli(ctx: click.Context, as_json: bool, as_name: str | None) -> None:
 @click.option(
     "--stale-after", metavar="D", help="Claims are stale after D without heartbeat (30m)."
 )
+@click.option(
+    "--board",
+    "board_name",
+    metavar="NAME",
+    help="With --url: this project's board in the database (default: from the root commit).",
+)
 @common
-def init(session: Session, as_json: bool, url: str | None, stale_after: str | None) -> Result:
-    """Create or migrate the board; with --url, record it as lac.url.
+def init(
+    session: Session,
+    as_json: bool,
+    url: str | None,
+    stale_after: str | None,
+    board_name: str | None,
+) -> Result:
+    """Create or migrate the board; with --url, record it as lac.url (and the
+    board as lac.board).
 
-    Idempotent: running it again on a current board changes nothing.
+    A PostgreSQL database holds one board per project: clones that name the
+    same board share it; unrelated repositories never do. Without --board the
+    name comes from the repository's root commit, which every clone shares.
+    A URL carrying a password is refused: use PGPASSWORD, ~/.pgpass or a
+    service file. Idempotent: running it again on a current board changes nothing.
     """
-    from .store import is_postgres_url
+    from .store import is_postgres_url, redact, refuse_password
 
     if url is not None and not (is_postgres_url(url) or url.startswith("sqlite:")):
-        raise InvalidInput(f"unknown board URL {url!r}: use postgresql://HOST/DB")
+        raise InvalidInput(f"unknown board URL {redact(url)!r}: use postgresql://HOST/DB")
+    if url is not None:
+        refuse_password(url)
+    chosen = session.choose_board(url, board_name)
     stale = parse_stale(stale_after)
-    board = session.board(create=True, url=url, touch=False)
+    board = session.board(create=True, url=url, touch=False, name=chosen)
     if stale is not None:
         board.set_default_stale_after(stale)
     version = board.store.schema_version()
     if url is not None:
         session.repo.set_config("lac.url", url)
+    if chosen is not None:
+        session.repo.set_config("lac.board", chosen)
     return Result(
         {
-            "url": board.store.url,
+            "url": redact(board.store.url),
+            "board": chosen or session.repo.get("lac.board"),
             "dialect": board.store.dialect,
             "schema_version": version,
             "stale_after": board.default_stale_after(),
         },
-        f"board ready: {board.store.url} (schema version {version}, claims stale after "
+        f"board ready: {redact(board.store.url)} (schema version {version}, claims stale after "
         f"{format_duration(board.default_stale_after())})",
     )
 
 
 @cli.command(context_settings=CONTEXT)
 @common
+def boards(session: Session, as_json: bool) -> Result:
+    """List the boards of this repository's database (one per project).
+
+    The current one (lac.board) is marked with *.
+    """
+    board = session.board(touch=False)
+    current = board.store.one("current_board")
+    here = str(current["board"]) if current else None
+    names = [str(r["board"]) for r in board.store.all("list_boards")]
+    return Result(
+        {"boards": names, "current": here},
+        "\n".join(f"{'*' if n == here else ' '} {n}" for n in names) or "no boards",
+    )
+
+
+@cli.command(context_settings=CONTEXT)
+@common
 def whoami(session: Session, as_json: bool) -> Result:
-    """Print the agent name this worktree acts as, and where it came from."""
+    """Print the agent name this worktree acts as, where it came from, and
+    this working tree's instance (claims are held by an agent at an instance)."""
     ident = session.identity
     caps = ", ".join(ident.capabilities) or "none"
     return Result(
@@ -204,9 +245,13 @@ def whoami(session: Session, as_json: bool) -> Result:
             "source": ident.source,
             "capabilities": list(ident.capabilities),
             "capabilities_source": ident.capabilities_source,
+            "instance": ident.instance,
+            "where": ident.instance_where,
+            "instance_source": ident.instance_source,
         },
         f"{ident.name}\n  from {ident.source}\n"
-        f"  capabilities: {caps} ({ident.capabilities_source})",
+        f"  capabilities: {caps} ({ident.capabilities_source})\n"
+        f"  instance: {ident.instance} at {ident.instance_where} ({ident.instance_source})",
     )
 
 
@@ -331,6 +376,11 @@ def log(session: Session, as_json: bool, task_id: str | None) -> Result:
 @click.option(
     "--stale-after", metavar="D", help="This claim is stale after D without heartbeat (e.g. 2h)."
 )
+@click.option(
+    "--take-over",
+    is_flag=True,
+    help="My agent name holds it from another working tree: move it here (recorded).",
+)
 @common
 def claim(
     session: Session,
@@ -342,6 +392,7 @@ def claim(
     reads: tuple[str, ...],
     wait: str | None,
     stale_after: str | None,
+    take_over: bool,
 ) -> Result:
     """Claim task ID (or --next in a lane) with its path locks, atomically.
 
@@ -354,12 +405,20 @@ def claim(
     stale = parse_stale(stale_after)
     if wait is not None and not next_:
         raise click.UsageError("--wait goes with --next")
+    if take_over and next_:
+        raise click.UsageError("--take-over goes with a task ID")
     wait_s = parse_duration(wait) if wait is not None else None
     board = session.board()
     if next_:
         got = board.claim_next(lane, writes=writes, reads=reads, stale_after=stale, wait=wait_s)
     else:
-        got = board.claim(_id(task_id or ""), writes=writes, reads=reads, stale_after=stale)
+        got = board.claim(
+            _id(task_id or ""),
+            writes=writes,
+            reads=reads,
+            stale_after=stale,
+            take_over=take_over,
+        )
     return Result(
         {
             "task": got.task.to_json(),
@@ -854,7 +913,7 @@ def status(session: Session, as_json: bool) -> Result:
         "stale_after": default,
     }
     lines = [
-        f"agent     {ident.name} ({ident.source})",
+        f"agent     {ident.name} ({ident.source}), instance {board.instance}",
         f"board     {info['url']} (claims stale after {format_duration(default)})",
         "hooks     "
         + ", ".join(f"{n} {'installed' if ok else 'missing'}" for n, ok in installed.items()),
@@ -889,6 +948,7 @@ def status(session: Session, as_json: bool) -> Result:
     return Result(
         {
             "agent": ident.name,
+            "instance": board.instance,
             "source": ident.source,
             "capabilities": list(ident.capabilities),
             "board": info,

@@ -140,15 +140,26 @@ class AlreadyClaimed(Refused):
     """{what} is already {taken} by {holder}
 
     Facts: ``task`` (null when what is taken is not a task: a board's keeper,
-    a lane's drainer) and ``holder``.
+    a lane's drainer), ``holder``, and ``where`` (the holder's instance as
+    host:path, when the same agent name holds it from another working tree;
+    else null).
     """
 
     reason = "already_claimed"
 
-    def __init__(self, *, task: int | None, holder: str | None, what: str = "") -> None:
+    def __init__(
+        self,
+        *,
+        task: int | None,
+        holder: str | None,
+        what: str = "",
+        where: str | None = None,
+        advice: str = "",
+    ) -> None:
         taken = "claimed" if task is not None else "worked"
-        said = self._says(what=what or f"task #{task}", taken=taken, holder=holder)
-        super().__init__(self.reason, said, task=task, holder=holder)
+        shown = f"{holder} at {where}" if where else holder
+        said = self._says(advice, what=what or f"task #{task}", taken=taken, holder=shown)
+        super().__init__(self.reason, said, task=task, holder=holder, where=where)
 
 
 class UnmetDependency(Refused):

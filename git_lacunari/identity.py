@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import getpass
+import json
 import os
 import re
+import secrets
+import socket
 from dataclasses import dataclass
+from pathlib import Path
 
 from .errors import InvalidInput
 from .repo import Repo
@@ -19,6 +24,11 @@ class Identity:
     source: str  # where the name came from, for `git lac whoami`
     capabilities: tuple[str, ...]
     capabilities_source: str
+    # Where: one working tree of one clone (see :func:`instance_of`). Empty for
+    # boards opened without a repository (tests, benches): one anonymous place.
+    instance: str = ""
+    instance_where: str = ""  # host:path, for people
+    instance_source: str = ""
 
 
 def validate_name(name: str, what: str = "agent name") -> str:
@@ -62,4 +72,82 @@ def resolve(repo: Repo, as_name: str | None = None) -> Identity:
         caps_source = "git config lac.capabilities"
     else:
         caps, caps_source = (), "none set"
-    return Identity(validate_name(name), source, caps, caps_source)
+    inst = instance_of(repo)
+    return Identity(
+        validate_name(name), source, caps, caps_source, inst.id, inst.where, inst.source
+    )
+
+
+# --- instances: where an agent runs -------------------------------------------------
+
+INSTANCE_FILE = Path("lacunari") / "instance.json"
+INSTANCE_OK = re.compile(r"^[0-9a-f]{16}$")
+
+
+@dataclass(frozen=True)
+class Instance:
+    id: str
+    host: str
+    path: str
+    source: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.host}:{self.path}"
+
+
+def _read_instance(file: Path) -> Instance | None:
+    try:
+        data = json.loads(file.read_text())
+        ident, host, path = str(data["id"]), str(data["host"]), str(data["path"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return Instance(ident, host, path, str(file)) if INSTANCE_OK.match(ident) else None
+
+
+def _instance_files(repo: Repo) -> list[Path]:
+    """Every instance file of this repository's working trees (main and linked)."""
+    return [repo.common_dir / INSTANCE_FILE] + sorted(
+        repo.common_dir.glob(f"worktrees/*/{INSTANCE_FILE.as_posix()}")
+    )
+
+
+def instance_of(repo: Repo) -> Instance:
+    """This working tree's instance: a random id made at first use and kept
+    in its own git dir (so a clone, or a linked worktree, is a new instance).
+
+    ``LAC_INSTANCE`` is how a drainer lends its instance to the command it
+    runs (in its tree or in a task worktree of the same repository); it is
+    honoured only when it names an instance of one of this repository's
+    working trees, so it cannot make a clone pass for another clone. A file
+    whose recorded host or path is not ours was copied with the tree (cp -r,
+    rsync): that copy is a new place, and gets a new id.
+    """
+    lent = os.environ.get("LAC_INSTANCE")
+    if lent:
+        for file in _instance_files(repo):
+            found = _read_instance(file)
+            if found is not None and found.id == lent:
+                return Instance(found.id, found.host, found.path, "environment LAC_INSTANCE")
+        raise InvalidInput(
+            f"LAC_INSTANCE={lent!r} names no working tree of this repository "
+            "(only `git lac drain` sets it, for the command it runs)"
+        )
+    host, path = socket.gethostname(), str(repo.toplevel)
+    file = repo.git_dir / INSTANCE_FILE
+    found = _read_instance(file)
+    if found is not None and (found.host, found.path) == (host, path):
+        return found
+    made = Instance(secrets.token_hex(8), host, path, str(file))
+    file.parent.mkdir(parents=True, exist_ok=True)
+    tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"id": made.id, "host": host, "path": path}) + "\n")
+    if found is None and not file.exists():
+        # The first use: link, not rename, so of two first uses at once one
+        # wins and both go on with the winner's id.
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, file)
+        tmp.unlink()
+    else:
+        os.replace(tmp, file)
+    return _read_instance(file) or made

@@ -223,6 +223,9 @@ def drain(
                 "LAC_TASK_TITLE": task.title,
                 "LAC_LANE": lane,
                 "LAC_AGENT": board.agent,
+                # The command acts as this drainer's instance, even in a task
+                # worktree (identity.instance_of honours it only for this repository).
+                "LAC_INSTANCE": board.instance,
                 "LAC_TASK_PATHS": json.dumps([[lk.pattern, lk.mode] for lk in claim.locks]),
             }
             echo(f"git lac: task #{task.id} {task.title}: running {' '.join(command)}")

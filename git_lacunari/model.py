@@ -51,6 +51,7 @@ class EventKind(StrEnum):
     REOPENED = "reopened"
     FORCE_UNLOCKED = "force_unlocked"
     LOCKS_EXPIRED = "locks_expired"  # the keeper returned a silent agent's task-less locks
+    TAKEN_OVER = "taken_over"  # the same agent moved its claim to another instance
 
 
 STATES = tuple(TaskState)
@@ -78,6 +79,7 @@ class Lock:
     task_id: int | None
     acquired_at: float
     base_blob: str | None
+    instance: str | None = None  # where the holder runs (one working tree of one clone)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Lock:
@@ -89,6 +91,7 @@ class Lock:
             task_id=None if row["task_id"] is None else int(row["task_id"]),
             acquired_at=float(row["acquired_at"]),
             base_blob=row["base_blob"],
+            instance=row.get("instance"),
         )
 
     @property
@@ -154,6 +157,7 @@ class Task:
     paths: list[PathSpec] = field(default_factory=list)
     locks: list[Lock] = field(default_factory=list)
     stale: bool = False  # silent longer than its stale-after (Board.mark_stale)
+    instance: str | None = None  # where the owner runs, while claimed
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Task:
@@ -172,6 +176,7 @@ class Task:
             needs=list(_json_value(row["needs"])),
             created_at=float(row["created_at"]),
             created_by=row["created_by"],
+            instance=row.get("instance"),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -58,6 +58,15 @@ class Repo:
         git("config", "--local", key, value, cwd=self.toplevel)
         self.config[key.lower()] = value
 
+    def root_commit(self) -> str | None:
+        """A root commit of HEAD (the lowest id, so every clone picks the same), or None."""
+        try:
+            out = git("rev-list", "--max-parents=0", "HEAD", cwd=self.toplevel)
+        except CannotWorkHere:  # no commit yet
+            return None
+        roots = sorted(out.decode().split())
+        return roots[0] if roots else None
+
     def blob_ids(self, paths: list[str]) -> dict[str, str]:
         """Blob id of each path in HEAD (the content a lock starts from)."""
         if not paths:

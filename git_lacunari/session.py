@@ -27,11 +27,47 @@ class Session:
             self._repo = discover()
         return self._repo
 
+    def choose_board(self, url: str | None, given: str | None) -> str | None:
+        """The board ``init`` records: --board, else the one recorded for this
+        URL, else (for a --url whose own search_path does not choose) one named
+        after the root commit, which clones share and unrelated repositories
+        do not. None: not a PostgreSQL board, or the URL chooses its schema."""
+        from .errors import InvalidInput
+        from .store import is_postgres_url, validate_board
+
+        repo = self.repo
+        target = url or repo.get("lac.url")
+        if given is not None:
+            if not (target and is_postgres_url(target)):
+                raise InvalidInput("--board chooses a board of a PostgreSQL database: add --url")
+            return validate_board(given)
+        if url is None or not is_postgres_url(url):
+            return None
+        from .store.postgres import url_sets_schema
+
+        if url_sets_schema(url):
+            return None
+        if repo.get("lac.board") and repo.get("lac.url") == url:
+            return repo.get("lac.board")
+        root = repo.root_commit()
+        if root is None:
+            raise InvalidInput(
+                "this repository has no commit yet: name its board with --board NAME"
+            )
+        return "lac_" + root[:12]
+
     @property
     def identity(self) -> Identity:
         return resolve_identity(self.repo, self.as_name)
 
-    def board(self, *, create: bool = False, url: str | None = None, touch: bool = True) -> Board:
+    def board(
+        self,
+        *,
+        create: bool = False,
+        url: str | None = None,
+        touch: bool = True,
+        name: str | None = None,
+    ) -> Board:
         from .board import Board
         from .store import open_store
 
@@ -41,6 +77,7 @@ class Session:
             repo.common_dir,
             create=create,
             timeout=repo.get("lac.timeout"),
+            board=name or repo.get("lac.board"),
         )
         board = Board(
             store,

@@ -50,7 +50,7 @@ def test_second_claimer_is_told_who_won(boards: Boards) -> None:
     before = snapshot(bob)
     with pytest.raises(Refused) as err:
         bob.claim(task.id)
-    assert refusal(err) == ("already_claimed", {"task": task.id, "holder": "alice"})
+    assert refusal(err) == ("already_claimed", {"task": task.id, "holder": "alice", "where": None})
     assert "already claimed by alice" in err.value.message
     assert snapshot(bob) == before
 

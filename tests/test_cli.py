@@ -31,7 +31,7 @@ def test_walkthrough_human_and_json(lac: Lac, repo: Path) -> None:
     assert lost.json == {
         "ok": False,
         "message": "task #1 is already claimed by dana",
-        "refused": {"reason": "already_claimed", "task": 1, "holder": "dana"},
+        "refused": {"reason": "already_claimed", "task": 1, "holder": "dana", "where": None},
     }
     assert lost.err.strip() == "refused: task #1 is already claimed by dana"
 

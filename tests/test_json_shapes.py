@@ -132,6 +132,7 @@ LOCK = obj(
     task_id=nullable(INT),
     acquired_at=NUM,
     base_blob=nullable(STR),
+    instance=nullable(STR),
 )
 TASK = obj(
     id=INT,
@@ -152,6 +153,7 @@ TASK = obj(
     paths=array(obj(pattern=STR, mode=MODE)),
     locks=array(LOCK),
     stale=BOOL,
+    instance=nullable(STR),
 )
 EVENT = obj(
     id=INT,
@@ -183,7 +185,9 @@ def reason(name: str, **facts: Schema) -> Schema:
 
 
 REFUSALS: dict[str, Schema] = {
-    "already_claimed": reason("already_claimed", task=nullable(INT), holder=nullable(STR)),
+    "already_claimed": reason(
+        "already_claimed", task=nullable(INT), holder=nullable(STR), where=nullable(STR)
+    ),
     "unmet_dependency": reason(
         "unmet_dependency", task=INT, dependency=INT, dependency_state=STATE
     ),
@@ -228,8 +232,17 @@ def error(kind: str) -> Schema:
 
 
 SUCCESS: dict[str, Schema] = {
-    "init": success(url=STR, dialect=STR, schema_version=INT, stale_after=NUM),
-    "whoami": success(agent=STR, source=STR, capabilities=array(STR), capabilities_source=STR),
+    "init": success(url=STR, board=nullable(STR), dialect=STR, schema_version=INT, stale_after=NUM),
+    "boards": success(boards=array(STR), current=nullable(STR)),
+    "whoami": success(
+        agent=STR,
+        source=STR,
+        capabilities=array(STR),
+        capabilities_source=STR,
+        instance=STR,
+        where=STR,
+        instance_source=STR,
+    ),
     "task add": success(id=INT, task=TASK),
     "task after": success(task=TASK),
     "tasks": success(tasks=array(TASK), now=NUM),
@@ -262,6 +275,7 @@ SUCCESS: dict[str, Schema] = {
     ),
     "status": success(
         agent=STR,
+        instance=STR,
         source=STR,
         capabilities=array(STR),
         board=obj(url=STR, dialect=STR, schema_version=INT, stale_after=NUM),
@@ -345,6 +359,7 @@ def test_every_command_json_matches_its_documented_shape(
     S = SUCCESS
     seen(S["init"], 0, "init")
     seen(S["whoami"], 0, "whoami")
+    seen(S["boards"], 0, "boards")
     seen(S["task add"], 0, "task", "add", "Auth", "--write", "core/auth.py")  # 1
     seen(S["task add"], 0, "task", "add", "Docs", "--after", "1")  # 2
     seen(S["task add"], 0, "task", "add", "GPU", "--needs", "gpu")  # 3

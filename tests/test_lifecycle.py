@@ -198,7 +198,8 @@ def test_reopen_of_an_open_or_claimed_task_is_refused(boards: Boards) -> None:
     alice.claim(task.id)
     with pytest.raises(Refused) as err2:
         alice.reopen_task(task.id)
-    assert refusal(err2) == ("already_claimed", {"task": task.id, "holder": "alice"})
+    reason, facts = refusal(err2)
+    assert (reason, facts["task"], facts["holder"]) == ("already_claimed", task.id, "alice")
     assert len(alice.log()) == before + 1  # the claim only
 
 

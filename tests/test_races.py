@@ -243,4 +243,5 @@ def test_cli_processes_race_for_one_task(repo: Path, board_url: str | None) -> N
                 "reason": "already_claimed",
                 "task": 1,
                 "holder": winner,
+                "where": None,
             }

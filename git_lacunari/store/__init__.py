@@ -8,6 +8,7 @@ PostgreSQL board is opened, so the embedded default stays cheap to start.
 
 from __future__ import annotations
 
+import re
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
@@ -68,15 +69,71 @@ def is_postgres_url(url: str) -> bool:
     return url.startswith(("postgresql://", "postgres://"))
 
 
+# Every spelling of a password a libpq URL or conninfo string can carry: the
+# userinfo of a URL (user:pw@), a query parameter (?password=, &password=),
+# and a key=value conninfo (password=pw, password='p w').
+_USERINFO_PW = re.compile(r"(://[^:/@?#\s]*:)([^@/?#\s]*)(@)")
+_QUERY_PW = re.compile(r"([?&]password=)([^&#\s]*)", re.IGNORECASE)
+_CONNINFO_PW = re.compile(r"((?:^|\s)password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+
+
+def has_password(url: str) -> bool:
+    return any(p.search(url) for p in (_USERINFO_PW, _QUERY_PW, _CONNINFO_PW))
+
+
+def redact(text: str) -> str:
+    """``text`` (a URL, or a message quoting one) with every password shown as ***."""
+    text = _USERINFO_PW.sub(r"\1***\3", text)
+    text = _QUERY_PW.sub(r"\1***", text)
+    return _CONNINFO_PW.sub(r"\1***", text)
+
+
+def refuse_password(url: str) -> None:
+    """A board URL is written to git config: it must carry no secret.
+
+    Refused rather than stripped: a stripped URL would connect without the
+    password the user meant, and fail later, further from the cause.
+    """
+    if has_password(url):
+        from ..errors import InvalidInput
+
+        raise InvalidInput(
+            f"the board URL {redact(url)} carries a password, which would be stored in git "
+            "config: leave it out and give it through PGPASSWORD, ~/.pgpass or a service "
+            "file (?service=NAME)"
+        )
+
+
+BOARD_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+def validate_board(name: str) -> str:
+    """A board is a schema: a plain lower-case identifier (never pg_*)."""
+    if not BOARD_NAME.match(name) or name.startswith("pg_"):
+        from ..errors import InvalidInput
+
+        raise InvalidInput(
+            f"board name {name!r}: 1-63 of a-z, 0-9 and _, not starting with a digit or pg_"
+        )
+    return name
+
+
 def open_store(
-    url: str | None, common_dir: Path, *, create: bool = False, timeout: str | None = None
+    url: str | None,
+    common_dir: Path,
+    *,
+    create: bool = False,
+    timeout: str | None = None,
+    board: str | None = None,
 ) -> Store:
     """Open the board named by ``url`` (``lac.url``); None is the embedded default.
 
     ``create`` is what ``git lac init`` asks for. The embedded board is always
     created on first use: zero setup is its point. ``timeout`` is
     ``lac.timeout`` (``LAC_TIMEOUT`` overrides it): how long any one wait on
-    the board may last before it is reported busy.
+    the board may last before it is reported busy. ``board`` (``lac.board``)
+    chooses one of the database's boards (a schema); None leaves the choice
+    to the URL's own search_path (boards made before there were several).
     """
     from .base import resolve_timeout
 
@@ -84,7 +141,9 @@ def open_store(
     if url and is_postgres_url(url):
         from .postgres import PostgresStore
 
-        pg = PostgresStore(url, seconds)
+        pg = PostgresStore(url, seconds, validate_board(board) if board else None)
+        if create:
+            pg.create_board()
         pg.migrate(create=create)
         return pg
     from .sqlite import SqliteStore, sqlite_path

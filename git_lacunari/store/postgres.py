@@ -20,7 +20,6 @@ import math
 import os
 import re
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
@@ -35,7 +34,7 @@ from ..errors import (
     InvalidInput,
     LacError,
 )
-from . import Row
+from . import Row, redact
 from .base import DEFAULT_TIMEOUT_S, Cursor, StoreBase
 from .queries import load_queries
 
@@ -45,21 +44,13 @@ PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 LOST = {"57P01": "admin shutdown", "57P02": "crash shutdown", "57P03": "cannot connect now"}
 
 
-def redact(url: str) -> str:
-    """The URL without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
 def to_pyformat(sql: str) -> str:
     return PARAM.sub(r"%(\1)s", sql.replace("%", "%%"))
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
+    # libpq may quote the connection string it was given: redact that too.
+    text = redact(str(exc).strip())
     return text.splitlines()[0] if text else type(exc).__name__
 
 
@@ -68,25 +59,48 @@ def pg_queries() -> dict[str, str]:
     return {name: to_pyformat(sql) for name, sql in load_queries("postgres").items()}
 
 
-def connect(url: str, timeout: float) -> psycopg.Connection[Row]:
-    """An autocommit connection whose waits are bounded by ``timeout``."""
+def url_sets_schema(url: str) -> bool:
+    """Does the URL (or PGOPTIONS) choose the schema itself (``-c search_path=``)?"""
+    try:
+        given = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return False
+    return "search_path" in str(given.get("options") or os.environ.get("PGOPTIONS", ""))
+
+
+def connect(url: str, timeout: float, board: str | None = None) -> psycopg.Connection[Row]:
+    """An autocommit connection whose waits are bounded by ``timeout``, on
+    ``board`` (a schema of the database; None: the URL's own search_path)."""
     try:
         given = conninfo_to_dict(url)
     except psycopg.ProgrammingError as exc:
         raise InvalidInput(f"invalid board URL {redact(url)}: {_first_line(exc)}") from None
-    # libpq takes `options` from the URL, else PGOPTIONS; ours go first so that
-    # a -c setting the user gave there still wins.
-    theirs = str(given.get("options") or os.environ.get("PGOPTIONS", ""))
     ms = max(1, round(timeout * 1000))
-    options = f"-c lock_timeout={ms} -c statement_timeout={2 * ms} {theirs}".strip()
+    ours = f"-c lock_timeout={ms} -c statement_timeout={2 * ms}"
+    chosen = f"-c search_path={board}" if board else ""  # validated: a plain identifier
+    service = bool(given.get("service") or os.environ.get("PGSERVICE"))
+    extra: dict[str, Any] = {}
+    if not service:
+        # libpq takes `options` from the URL, else PGOPTIONS; ours go first so
+        # that a -c setting the user gave there still wins; the board last.
+        theirs = str(given.get("options") or os.environ.get("PGOPTIONS", ""))
+        extra["options"] = f"{ours} {theirs} {chosen}".strip()
     try:
-        return psycopg.connect(
+        conn = psycopg.connect(
             url,
             autocommit=True,
             row_factory=dict_row,
             connect_timeout=max(2, math.ceil(timeout)),
-            options=options,
+            **extra,
         )
+        if service:
+            # A service file's `options` are not visible here, and an options
+            # argument would replace them: set ours after connecting instead.
+            conn.execute(
+                pg_queries()["session_settings"],
+                {"lock_ms": str(ms), "statement_ms": str(2 * ms), "board": board},
+            )
+        return conn
     except psycopg.Error as exc:
         raise BoardUnreachable(
             f"cannot reach the board at {redact(url)}: {_first_line(exc)}"
@@ -129,10 +143,13 @@ def classify(
 class PostgresStore(StoreBase):
     dialect = "postgres"
 
-    def __init__(self, url: str, timeout: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self, url: str, timeout: float = DEFAULT_TIMEOUT_S, board: str | None = None
+    ) -> None:
         super().__init__(timeout)
         self.url = url
-        self.conn = connect(url, timeout)
+        self.board = board
+        self.conn = connect(url, timeout, board)
         self.queries = pg_queries()
         self._listening = False
 
@@ -159,7 +176,7 @@ class PostgresStore(StoreBase):
         return self.one(query, **params)
 
     def exclusive(self, name: str) -> AdvisoryExclusive | None:
-        return AdvisoryExclusive.acquire(self.url, self.timeout, name)
+        return AdvisoryExclusive.acquire(self.url, self.timeout, name, self.board)
 
     def wait_for_work(self, timeout: float) -> None:
         """Wait on LISTEN for `notify_work`, with a polling fallback: a missed notice
@@ -171,6 +188,18 @@ class PostgresStore(StoreBase):
         with self._translated():
             for _ in self.conn.notifies(timeout=timeout, stop_after=1):
                 break
+
+    def create_board(self) -> None:
+        """Make this store's board (its schema) if it does not exist yet."""
+        if self.board:
+            row = self.one("create_board_ddl", board=self.board)
+            assert row is not None
+            with self._translated():
+                self.conn.execute(str(row["ddl"]).encode())
+
+    def boards(self) -> list[Row]:
+        """Every board of this database: each schema holding a board."""
+        return self.all("list_boards")
 
     def close(self) -> None:
         self.conn.close()
@@ -185,8 +214,10 @@ class AdvisoryExclusive:
         self.conn = conn
 
     @classmethod
-    def acquire(cls, url: str, timeout: float, name: str) -> AdvisoryExclusive | None:
-        conn = connect(url, timeout)
+    def acquire(
+        cls, url: str, timeout: float, name: str, board: str | None = None
+    ) -> AdvisoryExclusive | None:
+        conn = connect(url, timeout, board)
         try:
             row = conn.execute(pg_queries()["try_exclusive"], {"name": name}).fetchone()
         except psycopg.Error as exc:

@@ -23,7 +23,8 @@ CREATE TABLE lac_tasks (
     attempts     integer          NOT NULL DEFAULT 0,
     needs        jsonb            NOT NULL DEFAULT '[]',
     created_at   double precision NOT NULL DEFAULT lac_now(),
-    created_by   text             NOT NULL
+    created_by   text             NOT NULL,
+    instance     text  -- the holder's instance (0002)
 );
 -- Only open tasks are queued: a claim takes its row out of this index.
 CREATE INDEX lac_tasks_queue ON lac_tasks (lane, priority DESC, created_at, id) WHERE state = 'open';
@@ -53,7 +54,8 @@ CREATE TABLE lac_locks (
     agent       text             NOT NULL,
     task_id     bigint REFERENCES lac_tasks (id),
     acquired_at double precision NOT NULL DEFAULT lac_now(),
-    base_blob   text
+    base_blob   text,
+    instance    text  -- the holder's instance (0002)
 );
 CREATE INDEX lac_locks_key ON lac_locks (key);
 CREATE INDEX lac_locks_task ON lac_locks (task_id);
@@ -63,6 +65,15 @@ CREATE TABLE lac_agents (
     name         text PRIMARY KEY,
     capabilities jsonb            NOT NULL DEFAULT '[]',
     last_seen    double precision NOT NULL DEFAULT lac_now()
+);
+
+-- Where agents run (0002): one working tree of one clone, by host and path.
+CREATE TABLE lac_instances (
+    id        text PRIMARY KEY,
+    agent     text NOT NULL,
+    host      text NOT NULL,
+    path      text NOT NULL,
+    last_seen double precision NOT NULL DEFAULT lac_now()
 );
 
 CREATE TABLE lac_events (

@@ -58,3 +58,25 @@ SELECT 1
 
 -- name: listen_work
 DO $$ BEGIN EXECUTE format('LISTEN %I', {{work_channel}}); END $$
+
+-- name: session_settings
+-- What connect() passes as startup options, for a connection through a
+-- service file (whose own options an options argument would replace).
+SELECT set_config('lock_timeout', :lock_ms, false),
+       set_config('statement_timeout', :statement_ms, false),
+       CASE WHEN :board::text IS NULL THEN NULL
+            ELSE set_config('search_path', :board, false) END
+
+-- name: create_board_ddl
+-- One board per project: a board is a schema of the database (`--board NAME`).
+SELECT format('CREATE SCHEMA IF NOT EXISTS %I', :board::text) AS ddl
+
+-- name: list_boards
+-- A board is a schema with a version table; its version and task count.
+SELECT n.nspname AS board
+  FROM pg_namespace n
+ WHERE to_regclass(format('%I.lac_schema_version', n.nspname)) IS NOT NULL
+ ORDER BY n.nspname
+
+-- name: current_board
+SELECT current_schema() AS board

@@ -49,7 +49,7 @@ SELECT 1 AS hit FROM reach WHERE id = :task_id LIMIT 1
 -- name: claim
 UPDATE lac_tasks AS t
    SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
-       stale_after = :stale_after, attempts = attempts + 1
+       stale_after = :stale_after, attempts = attempts + 1, instance = :instance
  WHERE t.id = :task_id AND t.state = 'open' AND {{claimable}}
 -- RETURNING sees the table by its own name, not by its alias.
 RETURNING *, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = lac_tasks.id) AS has_paths
@@ -68,7 +68,7 @@ SELECT t.id, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS h
 -- caller to the general path, which also explains a refusal.
 UPDATE lac_tasks AS u
    SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
-       stale_after = :stale_after, attempts = attempts + 1
+       stale_after = :stale_after, attempts = attempts + 1, instance = :instance
  WHERE u.state = 'open'
    AND u.id = (SELECT t.id FROM lac_tasks t
                 WHERE t.lane = :lane AND t.state = 'open' AND {{claimable}}
@@ -107,8 +107,8 @@ SELECT l.*, t.heartbeat_at AS task_heartbeat_at
  WHERE l.key IN (SELECT value FROM json_each(:keys))
 
 -- name: insert_lock
-INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob)
-VALUES (:pattern, :key, :mode, :agent, :task_id, {{now}}, :base_blob)
+INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob, instance)
+VALUES (:pattern, :key, :mode, :agent, :task_id, {{now}}, :base_blob, :instance)
 RETURNING *
 
 -- name: upgrade_lock
@@ -124,7 +124,8 @@ SELECT * FROM lac_locks WHERE task_id = :task_id ORDER BY pattern
 DELETE FROM lac_locks WHERE task_id = :task_id RETURNING *
 
 -- name: delete_agent_lock
-DELETE FROM lac_locks WHERE agent = :agent AND pattern = :pattern RETURNING *
+DELETE FROM lac_locks WHERE agent = :agent AND instance = :instance AND pattern = :pattern
+RETURNING *
 
 -- name: release
 UPDATE lac_tasks
@@ -134,12 +135,12 @@ RETURNING *
 
 -- name: done
 UPDATE lac_tasks SET state = 'done', heartbeat_at = {{now}}
- WHERE id = :task_id AND state = 'claimed' AND owner = :agent
+ WHERE id = :task_id AND state = 'claimed' AND owner = :agent AND instance = :instance
 RETURNING *
 
 -- name: heartbeat
 UPDATE lac_tasks SET heartbeat_at = {{now}}
- WHERE owner = :agent AND state = 'claimed'
+ WHERE owner = :agent AND instance = :instance AND state = 'claimed'
    AND (:ids IS NULL OR id IN (SELECT value FROM json_each(:ids)))
 RETURNING id
 
@@ -264,3 +265,22 @@ SELECT t.*, {{claimable}} AS claimable,
   FROM lac_tasks t
  WHERE t.lane = :lane AND t.state = 'open'
  ORDER BY t.priority DESC, t.created_at, t.id
+
+-- name: upsert_instance
+-- Where an agent runs, for people: refusals name the holder's host and path.
+INSERT INTO lac_instances (id, agent, host, path, last_seen)
+VALUES (:instance, :agent, :host, :path, {{now}})
+ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, host = excluded.host,
+    path = excluded.path, last_seen = excluded.last_seen
+
+-- name: get_instance
+SELECT * FROM lac_instances WHERE id = :instance
+
+-- name: take_over
+-- The same agent moves its claim to this instance (`claim --take-over`).
+UPDATE lac_tasks SET instance = :instance, heartbeat_at = {{now}}
+ WHERE id = :task_id AND state = 'claimed' AND owner = :agent
+RETURNING *
+
+-- name: take_over_locks
+UPDATE lac_locks SET instance = :instance WHERE task_id = :task_id AND agent = :agent

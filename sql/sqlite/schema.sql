@@ -17,7 +17,8 @@ CREATE TABLE lac_tasks (
     attempts     INTEGER NOT NULL DEFAULT 0,
     needs        TEXT    NOT NULL DEFAULT '[]',
     created_at   REAL    NOT NULL,
-    created_by   TEXT    NOT NULL
+    created_by   TEXT    NOT NULL,
+    instance     TEXT  -- the holder's instance (0002)
 );
 -- Only open tasks are queued: a claim takes its row out of this index.
 CREATE INDEX lac_tasks_queue ON lac_tasks (lane, priority DESC, created_at, id) WHERE state = 'open';
@@ -47,7 +48,8 @@ CREATE TABLE lac_locks (
     agent       TEXT    NOT NULL,
     task_id     INTEGER REFERENCES lac_tasks (id),
     acquired_at REAL    NOT NULL,
-    base_blob   TEXT
+    base_blob   TEXT,
+    instance    TEXT  -- the holder's instance (0002)
 );
 CREATE INDEX lac_locks_key ON lac_locks (key);
 CREATE INDEX lac_locks_task ON lac_locks (task_id);
@@ -57,6 +59,15 @@ CREATE TABLE lac_agents (
     name         TEXT PRIMARY KEY,
     capabilities TEXT NOT NULL DEFAULT '[]',
     last_seen    REAL NOT NULL
+);
+
+-- Where agents run (0002): one working tree of one clone, by host and path.
+CREATE TABLE lac_instances (
+    id        TEXT PRIMARY KEY,
+    agent     TEXT NOT NULL,
+    host      TEXT NOT NULL,
+    path      TEXT NOT NULL,
+    last_seen REAL NOT NULL
 );
 
 CREATE TABLE lac_events (

@@ -58,3 +58,18 @@ NULL
 -- name: listen_work
 -- SQLite waiters poll (`claim --next --wait`); there is nothing to listen to.
 SELECT 1
+
+-- name: session_settings
+-- PostgreSQL only (a connection through a service file); never run here.
+SELECT 1
+
+-- name: create_board_ddl
+-- PostgreSQL only: the embedded board is one file per repository.
+SELECT NULL AS ddl
+
+-- name: list_boards
+-- The embedded board is one file per repository: it is the only one.
+SELECT 'main' AS board
+
+-- name: current_board
+SELECT 'main' AS board

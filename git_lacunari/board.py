@@ -18,6 +18,7 @@ from typing import Any
 from . import paths
 from .errors import (
     AlreadyClaimed,
+    AlreadyOpen,
     InvalidInput,
     MissingCapability,
     NotFound,
@@ -544,6 +545,7 @@ class Board:
         """Refresh the heartbeat of all our claims: every command does this,
         in one statement (a single round trip on PostgreSQL)."""
         self.store.atomic("heartbeat", agent=self.agent, instance=self.instance, ids=None)
+        self.seen()
 
     def record_holder(self, name: str, what: str) -> None:
         with self.store.write():
@@ -817,3 +819,277 @@ class Board:
         specs = self.specs(patterns, ())
         with self.store.read():
             return self._conflicts(specs)
+
+    # --- the whole life of a task (issue 14) ----------------------------------
+
+    def _require_editable(self, task: Task) -> None:
+        """Open, or claimed by us: the rule ``edit_task`` states in SQL."""
+        if task.state == TaskState.CLAIMED and task.owner != self.agent:
+            raise self._not_ours(task, "only its owner edits a claimed task")
+        if task.state not in (TaskState.OPEN, TaskState.CLAIMED):
+            raise NotOpen(task=task.id, state=task.state, advice="reopen it to edit it")
+
+    def edit_task(
+        self,
+        task_id: int,
+        *,
+        title: str | None = None,
+        body: str | None = None,
+        lane: str | None = None,
+        priority: int | None = None,
+        needs: Sequence[str] | None = None,
+        writes: Sequence[str] = (),
+        reads: Sequence[str] = (),
+        drop_paths: Sequence[str] = (),
+        add_after: Sequence[int] = (),
+        drop_after: Sequence[int] = (),
+        reason: str | None = None,
+    ) -> Task:
+        """Change a task while it is open, or while it is our claim; one
+        ``edited`` event lists every change as ``[before, after]``. A path
+        declared on a claimed task is locked at once (all or nothing), a
+        dropped one is unlocked."""
+        task_id = validate_task_id(task_id)
+        new_title = validate_title(title) if title is not None else None
+        new_body = validate_body(body) if body is not None else None
+        new_lane = validate_lane(lane) if lane is not None else None
+        new_needs = (
+            sorted({validate_name(c, "capability") for c in needs}) if needs is not None else None
+        )
+        added = self.specs(writes, reads)
+        dropped = sorted({self.normalize(p) for p in drop_paths})
+        more_deps = sorted({validate_task_id(d) for d in add_after})
+        fewer_deps = sorted({validate_task_id(d) for d in drop_after})
+        if set(more_deps) & set(fewer_deps) or {s.pattern for s in added} & set(dropped):
+            raise InvalidInput("the same dependency or path is both added and dropped")
+        with self.store.write():
+            task = self._require_task(task_id)
+            self._require_editable(task)
+            changes: dict[str, Any] = {}
+            for name, old, new in (
+                ("title", task.title, new_title),
+                ("body", task.body, new_body),
+                ("lane", task.lane, new_lane),
+                ("priority", task.priority, priority),
+                ("needs", task.needs, new_needs),
+            ):
+                if new is not None and new != old:
+                    changes[name] = [old, new]
+            current = {s.pattern: s.mode for s in self._task_specs(task_id)}
+            for pattern in dropped:
+                if pattern not in current:
+                    raise InvalidInput(f"task #{task_id} declares no path {pattern!r} to drop")
+                self.store.run("delete_task_path", task_id=task_id, pattern=pattern)
+                self.store.run("delete_task_lock", task_id=task_id, pattern=pattern)
+            grown = [s for s in added if current.get(s.pattern) not in (s.mode, LockMode.WRITE)]
+            for spec in grown:
+                self.store.run(
+                    "insert_task_path", task_id=task_id, pattern=spec.pattern, mode=spec.mode.code
+                )
+            if dropped:
+                changes["dropped_paths"] = dropped
+            if grown:
+                changes["added_paths"] = [[s.pattern, s.mode] for s in grown]
+            self._edit_deps(task_id, more_deps, fewer_deps, changes)
+            if not changes:
+                raise InvalidInput(f"nothing to change on task #{task_id}")
+            after = {
+                k: v[1]
+                for k, v in changes.items()
+                if k in ("title", "body", "lane", "priority", "needs")
+            }
+            if (
+                self.store.one(
+                    "edit_task",
+                    task_id=task_id,
+                    agent=self.agent,
+                    title=after.get("title", task.title),
+                    body=after.get("body", task.body),
+                    lane=after.get("lane", task.lane),
+                    priority=after.get("priority", task.priority),
+                    needs=json.dumps(after.get("needs", task.needs)),
+                )
+                is None
+            ):  # it changed hands between our look and our write
+                self._require_editable(self._require_task(task_id))
+            if task.state == TaskState.CLAIMED and grown:
+                self._grant(grown, task_id)
+            if "body" in changes:  # a body can be long: the event says only that it changed
+                changes["body"] = {
+                    "before_chars": len(task.body),
+                    "after_chars": len(after["body"]),
+                }
+            self.store.one("notify_work", lane=after.get("lane", task.lane))
+            self._event(EventKind.EDITED, task_id, changes=changes, reason=reason)
+            return self.show(task_id)
+
+    def _edit_deps(
+        self, task_id: int, more: Sequence[int], fewer: Sequence[int], changes: dict[str, Any]
+    ) -> None:
+        if more:
+            self._require_existing(more)
+            if task_id in more or self.store.one(
+                "depends_transitively", deps=json.dumps(list(more)), task_id=task_id
+            ):
+                raise InvalidInput(
+                    f"task #{task_id} cannot wait on {', '.join(f'#{d}' for d in more)}: "
+                    "that would be a dependency cycle"
+                )
+            have = {int(r["id"]) for r in self.store.all("task_deps", task_id=task_id)}
+            new = [d for d in more if d not in have]
+            for dep in new:
+                self.store.run("insert_dep", task_id=task_id, depends_on=dep)
+            if new:
+                changes["added_after"] = new
+        for dep in fewer:
+            if self.store.one("delete_dep", task_id=task_id, depends_on=dep) is None:
+                raise InvalidInput(f"task #{task_id} does not wait on #{dep}")
+        if fewer:
+            changes["dropped_after"] = list(fewer)
+
+    def cancel_task(self, task_id: int, *, reason: str | None = None) -> Task:
+        """Cancel an open or parked task, or our own claim (its locks freed).
+        Tasks that wait on it stay blocked (``unmet_dependency``, state
+        ``cancelled``): cancelling is not doing, so each is listed in the
+        event as ``waiting`` for someone to drop the dependency or reopen."""
+        task_id = validate_task_id(task_id)
+        with self.store.write():
+            task = self._require_task(task_id)
+            if self.store.one("cancel", task_id=task_id, agent=self.agent) is None:
+                if task.state == TaskState.CLAIMED:
+                    raise self._not_ours(task, "release --force --reason TEXT it first")
+                raise NotOpen(
+                    task=task_id, state=task.state, advice="only unfinished work is cancelled"
+                )
+            locks = [r["pattern"] for r in self.store.all("delete_task_locks", task_id=task_id)]
+            waiting = [
+                int(r["id"])
+                for r in self.store.all("dependents", task_id=task_id)
+                if r["state"] not in (TaskState.DONE, TaskState.CANCELLED)
+            ]
+            if locks:
+                self.store.one("notify_work", lane=task.lane)
+            self._event(
+                EventKind.CANCELLED,
+                task_id,
+                reason=reason,
+                previous_state=task.state,
+                locks=locks,
+                waiting=waiting,
+            )
+            return self.show(task_id)
+
+    def reopen_task(self, task_id: int, *, reason: str | None = None) -> Task:
+        """A done, cancelled or parked task back to open, its attempts reset
+        to 0 (the event keeps the old count and owner)."""
+        task_id = validate_task_id(task_id)
+        with self.store.write():
+            task = self._require_task(task_id)
+            if task.state == TaskState.OPEN:
+                raise AlreadyOpen(task=task_id)
+            if task.state == TaskState.CLAIMED:
+                raise AlreadyClaimed(task=task_id, holder=task.owner)
+            if self.store.one("reopen", task_id=task_id) is None:
+                raise self._why_not_claimable(task_id)
+            self.store.one("notify_work", lane=task.lane)
+            self._event(
+                EventKind.REOPENED,
+                task_id,
+                reason=reason,
+                previous_state=task.state,
+                previous_owner=task.owner,
+                attempts=task.attempts,
+            )
+            return self.show(task_id)
+
+    # --- lock administration (issue 14) -------------------------------------------
+
+    def force_unlock(self, patterns: Sequence[str], *, reason: str | None) -> list[Lock]:
+        """Remove every agent's lock on exactly these patterns, on the record:
+        one ``force_unlocked`` event per task (or one for task-less locks)
+        naming each previous holder, as ``release --force`` does for claims."""
+        if not (reason and reason.strip()):
+            raise InvalidInput("unlock --force needs --reason TEXT: say why for the history")
+        if not patterns:
+            raise InvalidInput("name at least one path pattern to unlock")
+        wanted = sorted({self.normalize(p) for p in patterns})
+        with self.store.write():
+            freed: list[Lock] = []
+            for pattern in wanted:
+                rows = self.store.all("delete_pattern_locks", pattern=pattern)
+                if not rows:
+                    raise NotOwner(
+                        agent=self.agent, path=pattern, advice="nobody holds a lock on it"
+                    )
+                freed.extend(Lock.from_row(r) for r in rows)
+            by_task: dict[int | None, list[Lock]] = {}
+            for lk in freed:
+                by_task.setdefault(lk.task_id, []).append(lk)
+            for task_id, locks in by_task.items():
+                self._event(
+                    EventKind.FORCE_UNLOCKED,
+                    task_id,
+                    reason=reason,
+                    previous_holders=sorted({lk.agent for lk in locks}),
+                    locks=[[lk.pattern, lk.mode, lk.agent] for lk in locks],
+                )
+            return freed
+
+    def seen(self) -> None:
+        """This agent is alive (every command says so, see :meth:`touch`)."""
+        self.store.atomic("agent_seen", agent=self.agent)
+
+    def sweep_locks(self, stale_after: float | None = None) -> list[dict[str, Any]]:
+        """Give back the task-less locks of agents not seen for the stale
+        period (the board's, or ``stale_after``): a ``locks_expired`` event per
+        agent with what it held and how long it had been silent."""
+        stale = stale_after if stale_after is not None else self.default_stale_after()
+        expired: dict[str, dict[str, Any]] = {}
+        with self.store.write():
+            for row in self.store.all("silent_agent_locks", stale=stale):
+                if self.store.one("expire_lock", lock_id=row["id"], stale=stale) is None:
+                    continue  # its agent was seen after we looked
+                fact = expired.setdefault(
+                    row["agent"],
+                    {
+                        "agent": row["agent"],
+                        "silent_for": round(float(row["silent_for"]), 3),
+                        "locks": [],
+                    },
+                )
+                fact["locks"].append(row["pattern"])
+            for fact in expired.values():
+                self._event(
+                    EventKind.LOCKS_EXPIRED,
+                    None,
+                    previous_owner=fact["agent"],
+                    silent_for=fact["silent_for"],
+                    locks=fact["locks"],
+                )
+        return list(expired.values())
+
+    # --- for agents in a loop (issue 14) ----------------------------------------
+
+    def ready(self, lane: str = DEFAULT_LANE) -> tuple[list[Task], list[tuple[Task, Refused]]]:
+        """What ``claim --next`` would take in ``lane``, in its order, and for
+        each open task it would not take, why. The claimable rule is the SQL
+        one; the reasons are those a refused claim gives."""
+        lane = validate_lane(lane)
+        self._ensure_agent()
+        self._sweep_now_and_then()  # as claim --next does, so both see the same board
+        ready: list[Task] = []
+        blocked: list[tuple[Task, Refused]] = []
+        with self.store.read():
+            for row in self.store.all("lane_open_tasks", lane=lane, agent=self.agent):
+                task = Task.from_row(row)
+                if not row["claimable"]:
+                    blocked.append((task, self._why_not_claimable(task.id)))
+                    continue
+                if row["has_paths"]:
+                    task.paths = self._task_specs(task.id)
+                    conflicts = self._conflicts(task.paths)
+                    if conflicts:
+                        blocked.append((task, PathLocked(conflicts)))
+                        continue
+                ready.append(task)
+        return ready, blocked

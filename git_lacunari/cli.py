@@ -13,17 +13,19 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from . import __version__, edge
+from . import __version__, edge, render
 from .board import Claim
 from .durations import format_duration, parse_duration
 from .edge import Result
-from .errors import BadUsage, InvalidInput, PathLocked
+from .errors import BadUsage, InvalidInput, PathLocked, Refused
 from .guard import run_guard
 from .model import STATES, Event, Lock, LockMode, Task, TaskState
 from .session import Session
@@ -99,6 +101,11 @@ def show_text(task: Task, now: float) -> str:
         lines.append(f"  needs     {', '.join(task.needs)}")
     for dep in task.depends_on:
         lines.append(f"  after     #{dep['id']} ({dep['state']}) {dep['title']}")
+        if dep["state"] == TaskState.CANCELLED:  # cancelled is not done: say what unblocks it
+            lines.append(
+                f"            blocks this task: `task edit {task.id} --not-after {dep['id']}` "
+                f"or `task reopen {dep['id']}`"
+            )
     for spec in task.paths:
         lines.append(f"  {'writes' if spec.mode == LockMode.WRITE else 'reads':<9} {spec.pattern}")
     for lock in task.locks:
@@ -256,6 +263,7 @@ def task() -> None:
 @task.command("add", context_settings=CONTEXT)
 @click.argument("title")
 @click.option("--body", default="", help="Longer description.")
+@click.option("--body-file", metavar="FILE", help="Read the body from FILE (- for stdin).")
 @click.option("--lane", default="default", show_default=True, help="Lane (queue) of the task.")
 @click.option("--priority", type=int, default=0, show_default=True, help="Higher is claimed first.")
 @click.option(
@@ -278,6 +286,7 @@ def task_add(
     as_json: bool,
     title: str,
     body: str,
+    body_file: str | None,
     lane: str,
     priority: int,
     after: tuple[str, ...],
@@ -288,7 +297,7 @@ def task_add(
     """Add a task; prints the new id."""
     new = session.board().add_task(
         title,
-        body=body,
+        body=_body(body or None, body_file) or "",
         lane=lane,
         priority=priority,
         after=[_id(a) for a in after],
@@ -466,15 +475,33 @@ def lock(
 @cli.command(context_settings=CONTEXT)
 @click.argument("patterns", nargs=-1, metavar="PATTERN...")
 @click.option("--task", "task_id", metavar="ID", help="Release every lock of your task ID.")
+@click.option("--force", is_flag=True, help="Remove anyone's locks on exactly PATTERN...")
+@click.option("--reason", metavar="TEXT", help="Why (required with --force).")
 @common
 def unlock(
-    session: Session, as_json: bool, patterns: tuple[str, ...], task_id: str | None
+    session: Session,
+    as_json: bool,
+    patterns: tuple[str, ...],
+    task_id: str | None,
+    force: bool,
+    reason: str | None,
 ) -> Result:
-    """Release your locks on PATTERN..., or every lock of --task ID."""
+    """Release your locks on PATTERN..., or every lock of --task ID.
+
+    With --force --reason TEXT, remove every agent's lock on exactly
+    PATTERN..., recorded as `force_unlocked` with each previous holder.
+    """
     if bool(patterns) == (task_id is not None):
         raise click.UsageError("give PATTERN... or --task ID")
+    if force and task_id is not None:
+        raise click.UsageError("--force takes PATTERN...; release --force frees a task's locks")
+    if reason is not None and not force:
+        raise click.UsageError("--reason goes with --force")
     board = session.board()
-    freed = board.unlock_task(_id(task_id)) if task_id else board.unlock(patterns)
+    if force:
+        freed = board.force_unlock(patterns, reason=reason)
+    else:
+        freed = board.unlock_task(_id(task_id)) if task_id else board.unlock(patterns)
     return Result(
         {"unlocked": [lk.to_json() for lk in freed]},
         "\n".join(f"unlocked: {lk.pattern}" for lk in freed) or "no locks to release",
@@ -613,21 +640,29 @@ def keeper(
     A claim is stale when its heartbeat is older than its stale-after (set per
     claim, else per board: `git lac init --stale-after D`). Its task goes back
     to open with its attempt count, and `expired` is recorded with the previous
-    holder and how long it had been silent. One keeper works a board at a time:
+    holder and how long it had been silent. A lock taken without a task goes
+    back (`locks_expired`) once its agent has run no command for the stale
+    period. One keeper works a board at a time:
     a second one waits (or, with --once, says who holds it and exits 1).
     """
     from .liveness import run_keeper
 
     every = parse_duration(interval)
     stale = parse_stale(stale_after)
+    expired_locks: list[dict[str, object]] = []
     expired = run_keeper(
         session.board(),
         once=once,
         interval=every,
         stale_after=stale,
         echo=lambda line: click.echo(line, err=as_json),
+        expired_locks=expired_locks,
     )
-    return Result({"expired": expired}, "" if expired else "keeper: nothing stale")
+    quiet = not expired and not expired_locks
+    return Result(
+        {"expired": expired, "expired_locks": expired_locks},
+        "keeper: nothing stale" if quiet else "",
+    )
 
 
 @cli.command(context_settings={**CONTEXT, "ignore_unknown_options": False})
@@ -721,6 +756,230 @@ def reconcile(
     )
 
 
+# --- the whole life of a task, lock administration, agents in a loop (issue 14) ------
+
+
+def _body(body: str | None, body_file: str | None) -> str | None:
+    """--body TEXT or --body-file FILE (``-``: standard input), not both."""
+    if body is not None and body_file is not None:
+        raise click.UsageError("give --body or --body-file, not both")
+    if body_file is None:
+        return body
+    try:
+        if body_file == "-":
+            return sys.stdin.read()
+        return Path(body_file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read --body-file {body_file}: {exc}") from None
+
+
+@task.command("edit", context_settings=CONTEXT)
+@click.argument("task_id", metavar="ID")
+@click.option("--title", help="New title.")
+@click.option("--body", help="New body.")
+@click.option("--body-file", metavar="FILE", help="Read the new body from FILE (- for stdin).")
+@click.option("--lane", help="Move it to this lane.")
+@click.option("--priority", type=int, help="New priority (higher is claimed first).")
+@click.option("--needs", multiple=True, metavar="CAP", help="Replace the capabilities it needs.")
+@click.option("--no-needs", is_flag=True, help="It needs no capability any more.")
+@click.option("--write", "writes", multiple=True, metavar="PATTERN", help="Declare a write path.")
+@click.option("--read", "reads", multiple=True, metavar="PATTERN", help="Declare a read path.")
+@click.option("--drop-path", multiple=True, metavar="PATTERN", help="Drop a declared path.")
+@click.option("--after", multiple=True, metavar="DEP", help="Also wait on task DEP.")
+@click.option("--not-after", multiple=True, metavar="DEP", help="Stop waiting on task DEP.")
+@click.option("--reason", metavar="TEXT", help="Why, for the history.")
+@common
+def task_edit(
+    session: Session,
+    as_json: bool,
+    task_id: str,
+    title: str | None,
+    body: str | None,
+    body_file: str | None,
+    lane: str | None,
+    priority: int | None,
+    needs: tuple[str, ...],
+    no_needs: bool,
+    writes: tuple[str, ...],
+    reads: tuple[str, ...],
+    drop_path: tuple[str, ...],
+    after: tuple[str, ...],
+    not_after: tuple[str, ...],
+    reason: str | None,
+) -> Result:
+    """Change an open task, or your own claim: one `edited` event.
+
+    A path declared on a claim is locked at once (or the edit is refused
+    whole); a dropped one is unlocked. Another agent's claim is not yours to
+    edit; a done, cancelled or parked task is reopened first.
+    """
+    if needs and no_needs:
+        raise click.UsageError("give --needs or --no-needs, not both")
+    board = session.board()
+    edited = board.edit_task(
+        _id(task_id),
+        title=title,
+        body=_body(body, body_file),
+        lane=lane,
+        priority=priority,
+        needs=() if no_needs else (needs or None),
+        writes=writes,
+        reads=reads,
+        drop_paths=drop_path,
+        add_after=[_id(d) for d in after],
+        drop_after=[_id(d) for d in not_after],
+        reason=reason,
+    )
+    return Result({"task": edited.to_json()}, show_text(edited, board.now()))
+
+
+@task.command("cancel", context_settings=CONTEXT)
+@click.argument("task_id", metavar="ID")
+@click.option("--reason", metavar="TEXT", help="Why, for the history.")
+@common
+def task_cancel(session: Session, as_json: bool, task_id: str, reason: str | None) -> Result:
+    """Cancel an open or parked task, or your own claim (its locks are freed).
+
+    Tasks that wait on a cancelled task stay blocked (cancelled is not done):
+    `task edit ID --not-after DEP` frees them, `task reopen DEP` revives it.
+    """
+    cancelled = session.board().cancel_task(_id(task_id), reason=reason)
+    return Result(
+        {"task": cancelled.to_json()}, f"cancelled: task #{cancelled.id} {cancelled.title}"
+    )
+
+
+@task.command("reopen", context_settings=CONTEXT)
+@click.argument("task_id", metavar="ID")
+@click.option("--reason", metavar="TEXT", help="Why, for the history.")
+@common
+def task_reopen(session: Session, as_json: bool, task_id: str, reason: str | None) -> Result:
+    """Put a done, cancelled or parked task back on the board, attempts reset to 0."""
+    reopened = session.board().reopen_task(_id(task_id), reason=reason)
+    return Result(
+        {"task": reopened.to_json()}, f"reopened: task #{reopened.id} {reopened.title} is open"
+    )
+
+
+def _why(refused: Refused) -> str:
+    return refused.message
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--lane", default="default", show_default=True, help="The lane to look at.")
+@common
+def ready(session: Session, as_json: bool, lane: str) -> Result:
+    """The tasks you could claim now, in the order `claim --next` takes them;
+    for every other open task of the lane, why not."""
+    board = session.board()
+    now = board.now()
+    can, cannot = board.ready(lane)
+    rows = [[f"#{t.id}", f"p{t.priority}", "ready", t.title] for t in can]
+    rows += [[f"#{t.id}", f"p{t.priority}", "blocked", f"{t.title}: {_why(r)}"] for t, r in cannot]
+    return Result(
+        {
+            "lane": lane,
+            "ready": [t.to_json() for t in can],
+            "blocked": [{"task": t.to_json(), "refused": r.to_json()} for t, r in cannot],
+            "now": now,
+        },
+        render.table(rows) if rows else f"no open task in lane {lane!r}",
+    )
+
+
+@cli.command(context_settings=CONTEXT)
+@common
+def status(session: Session, as_json: bool) -> Result:
+    """What you hold: claims with heartbeat age and time until stale, your
+    locks, whether this clone's guard hooks are installed, and the board."""
+    from .hooks import HOOK_NAMES, hooks_dir, is_ours
+
+    board = session.board()
+    now = board.now()
+    default = board.default_stale_after()
+    claims = []
+    for t in board.tasks(state=TaskState.CLAIMED, mine=True, now=now):
+        limit = t.stale_after or default
+        beat = t.heartbeat_at if t.heartbeat_at is not None else now
+        claims.append((t, now - beat, beat + limit - now))
+    held = board.locks(mine=True)
+    where = hooks_dir(session.repo)
+    installed = {name: is_ours(where / name) for name in HOOK_NAMES}
+    ident = session.identity
+    info = {
+        "url": str(getattr(board.store, "where", board.store.url)),  # no password
+        "dialect": board.store.dialect,
+        "schema_version": board.store.schema_version(),
+        "stale_after": default,
+    }
+    lines = [
+        f"agent     {ident.name} ({ident.source}), instance {board.instance}",
+        f"board     {info['url']} (claims stale after {format_duration(default)})",
+        "hooks     "
+        + ", ".join(f"{n} {'installed' if ok else 'missing'}" for n, ok in installed.items()),
+    ]
+    if claims:
+        lines += ["", "claims"]
+        rows = []
+        for t, _age, left in claims:
+            stale = (
+                render.paint("STALE", "red")
+                if left < 0
+                else f"stale in {format_duration(int(left))}"
+            )
+            rows.append(
+                [f"#{t.id}", t.title, f"heartbeat {render.when(t.heartbeat_at, now)}", stale]
+            )
+        lines.append(render.table(rows))
+    else:
+        lines.append("claims    none")
+    if held:
+        lines += ["", "locks"]
+        lines.append(
+            render.table(
+                [
+                    [lk.mode, lk.pattern, lk.where, f"since {render.when(lk.acquired_at, now)}"]
+                    for lk in held
+                ]
+            )
+        )
+    else:
+        lines.append("locks     none")
+    return Result(
+        {
+            "agent": ident.name,
+            "instance": board.instance,
+            "source": ident.source,
+            "capabilities": list(ident.capabilities),
+            "board": info,
+            "claims": [
+                {"task": t.to_json(), "heartbeat_age": age, "stale_in": left}
+                for t, age, left in claims
+            ],
+            "locks": [lk.to_json() for lk in held],
+            "hooks": installed,
+            "now": now,
+        },
+        "\n".join(lines),
+    )
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+@common
+def completion(session: Session, as_json: bool, shell: str) -> Result:
+    """Print the shell completion script for SHELL (bash, zsh or fish).
+
+    bash: `eval "$(git lac completion bash)"` in ~/.bashrc (after git's own
+    completion, so `git lac <TAB>` completes too); zsh: the same in ~/.zshrc;
+    fish: `git lac completion fish > ~/.config/fish/completions/git-lac.fish`.
+    """
+    from .completion import script
+
+    text = script(shell)
+    return Result({"shell": shell, "script": text}, text.rstrip("\n"))
+
+
 # --- to the edge ---------------------------------------------------------------
 
 NEGATIVE_NUMBER = re.compile(r"^-\d+$")
@@ -745,7 +1004,12 @@ def _invoke(argv: Sequence[str]) -> Result:
     try:
         # Without standalone mode click returns the command's value, or the
         # code of an Exit (0 after --help or --version, which click printed).
-        done = cli.main(args=list(argv), prog_name="git lac", standalone_mode=False)
+        done = cli.main(
+            args=list(argv),
+            prog_name="git lac",
+            standalone_mode=False,
+            complete_var="_GIT_LAC_COMPLETE",  # completion.COMPLETE_VAR
+        )
     except click.ClickException as exc:
         raise _usage(exc) from None
     except click.Abort:  # click's spelling of Ctrl-C

@@ -30,6 +30,7 @@ RefusalReason = Literal[
     "not_found",
     "not_owner",
     "hook_conflict",
+    "already_open",
 ]
 
 
@@ -289,6 +290,18 @@ class HookConflict(Refused):
 
     def __init__(self, *, path: str, legacy: str, advice: str = "") -> None:
         super().__init__(self.reason, self._says(advice, path=path, legacy=legacy), path=path)
+
+
+class AlreadyOpen(Refused):
+    """task #{task} is already open
+
+    Facts: ``task``. Only a done, cancelled or parked task is reopened.
+    """
+
+    reason = "already_open"
+
+    def __init__(self, *, task: int, advice: str = "") -> None:
+        super().__init__(self.reason, self._says(advice, task=task), task=task)
 
 
 # --- a board that was reached but did not answer (never the offline policy) ------------

@@ -59,7 +59,13 @@ def become_sole(
 
 
 def run_keeper(
-    board: Board, *, once: bool, interval: float, stale_after: float | None, echo: Echo
+    board: Board,
+    *,
+    once: bool,
+    interval: float,
+    stale_after: float | None,
+    echo: Echo,
+    expired_locks: list[dict[str, object]] | None = None,
 ) -> list[dict[str, object]]:
     held = become_sole(
         board, "keeper", wait=not once, poll=interval, echo=echo, what="this board's keeper"
@@ -73,6 +79,7 @@ def run_keeper(
                     f"{format_duration(float(str(fact['silent_for'])))}; back on the board"
                 )
                 expired_all.append(fact)
+            _sweep_task_less_locks(board, stale_after, echo, expired_locks)
             if once:
                 return expired_all
             time.sleep(interval)
@@ -80,6 +87,20 @@ def run_keeper(
                 raise BoardUnreachable("the keeper lost its hold on the board; exiting")
     finally:
         held.release()
+
+
+def _sweep_task_less_locks(
+    board: Board, stale_after: float | None, echo: Echo, into: list[dict[str, object]] | None
+) -> None:
+    """A lock taken without a task has no heartbeat of its own: it goes back
+    once its agent has not been seen (run any command) for the stale period."""
+    for fact in board.sweep_locks(stale_after):
+        echo(
+            f"expired: {', '.join(map(str, fact['locks']))} of {fact['agent']} (no task), silent "
+            f"{format_duration(float(str(fact['silent_for'])))}; unlocked"
+        )
+        if into is not None:
+            into.append(fact)
 
 
 # --- drainers -----------------------------------------------------------------------

@@ -8,6 +8,8 @@ and a test keeps it equal to the help text.
 
 from __future__ import annotations
 
+import inspect
+
 import click
 
 from . import __version__
@@ -19,6 +21,14 @@ def _roff(text: str) -> str:
     for line in text.replace("\\", "\\e").splitlines():
         lines.append("\\&" + line if line.startswith((".", "'")) else line)
     return "\n".join(lines)
+
+
+def _paragraphs(text: str) -> str:
+    """Help text as filled roff paragraphs: its indentation removed and each
+    paragraph one line, so man fills it (raw lines with their docstring
+    indent came out as ragged, half-indented lines)."""
+    paragraphs = [" ".join(p.split()) for p in inspect.cleandoc(text).split("\n\n") if p.strip()]
+    return "\n.PP\n".join(_roff(p) for p in paragraphs)
 
 
 def _commands(group: click.Group, prefix: list[str]) -> list[tuple[list[str], click.Command]]:
@@ -40,7 +50,7 @@ def render() -> str:
         ".B git lac",
         "\\fICOMMAND\\fR [\\fIOPTIONS\\fR] [\\fB\\-\\-json\\fR] [\\fB\\-\\-as\\fR \\fINAME\\fR]",
         ".SH DESCRIPTION",
-        _roff(cli.help or ""),
+        _paragraphs(cli.help or ""),
         ".SH COMMANDS",
     ]
     for path, command in _commands(cli, []):

@@ -46,6 +46,11 @@ class EventKind(StrEnum):
     FAILED = "failed"
     PARKED = "parked"
     RECONCILED = "reconciled"
+    EDITED = "edited"
+    CANCELLED = "cancelled"
+    REOPENED = "reopened"
+    FORCE_UNLOCKED = "force_unlocked"
+    LOCKS_EXPIRED = "locks_expired"  # the keeper returned a silent agent's task-less locks
     TAKEN_OVER = "taken_over"  # the same agent moved its claim to another instance
 
 

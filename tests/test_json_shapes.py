@@ -208,6 +208,7 @@ REFUSALS: dict[str, Schema] = {
     ),
     "not_owner": reason("not_owner", task=nullable(INT), holder=nullable(STR), path=nullable(STR)),
     "hook_conflict": reason("hook_conflict", path=STR),
+    "already_open": reason("already_open", task=INT),
 }
 
 
@@ -259,7 +260,31 @@ SUCCESS: dict[str, Schema] = {
     "guard pre-push": success(**GUARD),
     "hooks install": success(hooks=array(HOOK_CHANGE)),
     "hooks uninstall": success(hooks=array(HOOK_CHANGE)),
-    "keeper": success(expired=array(EXPIRED)),
+    "keeper": success(
+        expired=array(EXPIRED),
+        expired_locks=array(obj(agent=STR, silent_for=NUM, locks=array(STR))),
+    ),
+    "task edit": success(task=TASK),
+    "task cancel": success(task=TASK),
+    "task reopen": success(task=TASK),
+    "ready": success(
+        lane=STR,
+        ready=array(TASK),
+        blocked=array(obj(task=TASK, refused={"type": "object"})),
+        now=NUM,
+    ),
+    "status": success(
+        agent=STR,
+        instance=STR,
+        source=STR,
+        capabilities=array(STR),
+        board=obj(url=STR, dialect=STR, schema_version=INT, stale_after=NUM),
+        claims=array(obj(task=TASK, heartbeat_age=NUM, stale_in=NUM)),
+        locks=array(LOCK),
+        hooks=obj(**{"pre-commit": BOOL, "pre-push": BOOL}),
+        now=NUM,
+    ),
+    "completion": success(shell=STR, script=STR),
     "drain": success(done=array(INT), failed=array(INT), parked=array(INT)),
     "reconcile": success(
         dry_run=BOOL,
@@ -428,6 +453,18 @@ def test_every_command_json_matches_its_documented_shape(
         finally:
             held_elsewhere.release()
 
+    # The whole life of a task (issue 14): edit, cancel, reopen, unlock --force, ready, status.
+    seen(S["task edit"], 0, "task", "edit", "2", "--title", "Docs, retitled")
+    seen.refused("not_owner", "task", "edit", "1", "--title", "x", "--as", "erin")
+    seen(S["task cancel"], 0, "task", "cancel", "3", "--reason", "no gpu")
+    seen(S["task reopen"], 0, "task", "reopen", "3")
+    seen.refused("already_open", "task", "reopen", "3")
+    seen(S["ready"], 0, "ready", "--as", "erin")
+    seen(S["status"], 0, "status", "--as", "dana")
+    seen(S["lock"], 0, "lock", "spare/", "--as", "erin")
+    seen(S["unlock"], 0, "unlock", "--force", "spare/", "--reason", "tidy", "--as", "admin")
+    seen(error("invalid_input"), 2, "unlock", "--force", "docs/")
+    seen(S["completion"], 0, "completion", "bash")
     seen(S["release"], 0, "release", "1", "--force", "--reason", "dana left", "--as", "erin")
     seen(S["reconcile"], 0, "reconcile", "HEAD")
 

@@ -204,6 +204,84 @@ SELECT * FROM lac_events WHERE (:task_id::bigint IS NULL OR task_id = :task_id) 
 -- name: now_value
 SELECT {{now}} AS now
 
+-- --- the whole life of a task, and lock administration (issue 14) ---------
+
+-- name: edit_task
+-- Editable while open, or by its owner while claimed (the rule team mode's
+-- row-level security states too).
+UPDATE lac_tasks
+   SET title = :title, body = :body, lane = :lane, priority = :priority, needs = :needs::jsonb
+ WHERE id = :task_id AND (state = 'open' OR (state = 'claimed' AND owner = :agent))
+RETURNING id
+
+-- name: delete_task_path
+DELETE FROM lac_task_paths WHERE task_id = :task_id AND pattern = :pattern RETURNING *
+
+-- name: delete_task_lock
+DELETE FROM lac_locks WHERE task_id = :task_id AND pattern = :pattern RETURNING *
+
+-- name: delete_dep
+DELETE FROM lac_task_deps WHERE task_id = :task_id AND depends_on = :depends_on
+RETURNING depends_on
+
+-- name: dependents
+SELECT d.task_id AS id, t.state AS state
+  FROM lac_task_deps d JOIN lac_tasks t ON t.id = d.task_id
+ WHERE d.depends_on = :task_id ORDER BY d.task_id
+
+-- name: cancel
+UPDATE lac_tasks
+   SET state = 'cancelled', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
+       stale_after = NULL
+ WHERE id = :task_id
+   AND (state IN ('open', 'parked') OR (state = 'claimed' AND owner = :agent))
+RETURNING *
+
+-- name: reopen
+-- Back to open with its attempts reset: a reopened task is new work, and a
+-- kept count would park it again at its first failure.
+UPDATE lac_tasks
+   SET state = 'open', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
+       stale_after = NULL, attempts = 0
+ WHERE id = :task_id AND state IN ('done', 'cancelled', 'parked')
+RETURNING *
+
+-- name: delete_pattern_locks
+-- Every agent's lock on exactly :pattern (`unlock --force`).
+DELETE FROM lac_locks WHERE pattern = :pattern RETURNING *
+
+-- name: agent_seen
+-- Every command is a sign of life of its agent, claims or not: the keeper
+-- returns task-less locks of agents silent for the stale period.
+INSERT INTO lac_agents (name, last_seen) VALUES (:agent, {{now}})
+ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen
+
+-- name: silent_agent_locks
+-- Task-less locks whose agent has not been seen (nor locked anything) for :stale.
+SELECT l.*, {{now}} - greatest(l.acquired_at, coalesce(a.last_seen, 0)) AS silent_for
+  FROM lac_locks l LEFT JOIN lac_agents a ON a.name = l.agent
+ WHERE l.task_id IS NULL
+   AND greatest(l.acquired_at, coalesce(a.last_seen, 0)) + :stale < {{now}}
+ ORDER BY l.agent, l.id
+   FOR UPDATE OF l SKIP LOCKED
+
+-- name: expire_lock
+-- Unless its agent was seen since the keeper looked.
+DELETE FROM lac_locks AS l
+ WHERE l.id = :lock_id AND l.task_id IS NULL
+   AND NOT EXISTS (SELECT 1 FROM lac_agents a
+                    WHERE a.name = l.agent AND a.last_seen + :stale >= {{now}})
+RETURNING l.*
+
+-- name: lane_open_tasks
+-- Every open task of a lane in the order `claim --next` takes them, with the
+-- one claimable rule's answer for this agent.
+SELECT t.*, {{claimable}} AS claimable,
+       EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS has_paths
+  FROM lac_tasks t
+ WHERE t.lane = :lane AND t.state = 'open'
+ ORDER BY t.priority DESC, t.created_at, t.id
+
 -- name: upsert_instance
 -- Where an agent runs, for people: refusals name the holder's host and path.
 INSERT INTO lac_instances (id, agent, host, path, last_seen)

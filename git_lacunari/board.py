@@ -826,6 +826,8 @@ class Board:
         """Open, or claimed by us: the rule ``edit_task`` states in SQL."""
         if task.state == TaskState.CLAIMED and task.owner != self.agent:
             raise self._not_ours(task, "only its owner edits a claimed task")
+        if task.state == TaskState.CLAIMED and task.instance != self.instance:
+            raise self._elsewhere(task, "only where it is claimed is it edited")
         if task.state not in (TaskState.OPEN, TaskState.CLAIMED):
             raise NotOpen(task=task.id, state=task.state, advice="reopen it to edit it")
 
@@ -903,6 +905,7 @@ class Board:
                     "edit_task",
                     task_id=task_id,
                     agent=self.agent,
+                    instance=self.instance,
                     title=after.get("title", task.title),
                     body=after.get("body", task.body),
                     lane=after.get("lane", task.lane),
@@ -955,7 +958,12 @@ class Board:
         task_id = validate_task_id(task_id)
         with self.store.write():
             task = self._require_task(task_id)
-            if self.store.one("cancel", task_id=task_id, agent=self.agent) is None:
+            cancelled = self.store.one(
+                "cancel", task_id=task_id, agent=self.agent, instance=self.instance
+            )
+            if cancelled is None:
+                if task.state == TaskState.CLAIMED and task.owner == self.agent:
+                    raise self._elsewhere(task, "cancel it where it is claimed")
                 if task.state == TaskState.CLAIMED:
                     raise self._not_ours(task, "release --force --reason TEXT it first")
                 raise NotOpen(

@@ -94,6 +94,10 @@ def test_same_name_elsewhere_is_refused_claim_commit_and_done(
     )
     assert lac_inprocess(second, "heartbeat", "1", env=env).code == 1
     assert lac_inprocess(second, "release", "1", env=env).code == 1
+    for verb in (("task", "edit", "1", "--title", "hijacked"), ("task", "cancel", "1")):
+        elsewhere = lac_inprocess(second, *verb, "--json", env=env)
+        assert elsewhere.json["refused"]["reason"] == "already_claimed", (verb, elsewhere)
+    assert lac_inprocess(first, "show", "1", "--json", env=env).json["task"]["title"] == "auth"
 
     # The holder itself is unaffected: its own commit of the path passes.
     (first / "README").write_text("the holder's edit\n")

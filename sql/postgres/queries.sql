@@ -211,7 +211,8 @@ SELECT {{now}} AS now
 -- row-level security states too).
 UPDATE lac_tasks
    SET title = :title, body = :body, lane = :lane, priority = :priority, needs = :needs::jsonb
- WHERE id = :task_id AND (state = 'open' OR (state = 'claimed' AND owner = :agent))
+ WHERE id = :task_id
+   AND (state = 'open' OR (state = 'claimed' AND owner = :agent AND instance = :instance))
 RETURNING id
 
 -- name: delete_task_path
@@ -234,7 +235,8 @@ UPDATE lac_tasks
    SET state = 'cancelled', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
        stale_after = NULL
  WHERE id = :task_id
-   AND (state IN ('open', 'parked') OR (state = 'claimed' AND owner = :agent))
+   AND (state IN ('open', 'parked')
+        OR (state = 'claimed' AND owner = :agent AND instance = :instance))
 RETURNING *
 
 -- name: reopen

@@ -187,7 +187,7 @@ def guard_pre_commit(repo: Repo, open_board: Callable[[], Board]) -> Result:
     Concluding a merge (``MERGE_HEAD`` is there: a merge that stopped for
     conflicts, committed with ``git commit``) is judged as the
     pre-merge-commit guard judges a merge."""
-    if merge_heads(repo):
+    if merge_heads(repo):  # MERGE_HEAD only: a plain commit has no GITHEAD_ variables
         return guard_pre_merge_commit(repo, open_board)
     found = _holdings(repo, open_board, staged_paths(repo), "commit")
     if isinstance(found, Result):
@@ -386,8 +386,11 @@ def _blame(plan: Plan, holdings: list[Conflict], now: float) -> tuple[list[Confl
 # --- merges ----------------------------------------------------------------------
 
 
-def merge_heads(repo: Repo) -> list[str]:
-    """The other parents of the merge being committed (``MERGE_HEAD``), if any."""
+def merge_heads(repo: Repo, *, during_merge: bool = False) -> list[str]:
+    """The other parents of the merge being committed, if any: ``MERGE_HEAD``
+    (a merge concluded with ``git commit``), or, while ``git merge`` runs the
+    pre-merge-commit hook (it writes MERGE_HEAD only if the hook refuses),
+    the ``GITHEAD_<oid>`` variables git sets for each head being merged."""
     path = Path(
         git("rev-parse", "--path-format=absolute", "--git-path", "MERGE_HEAD", cwd=repo.toplevel)
         .decode()
@@ -396,14 +399,23 @@ def merge_heads(repo: Repo) -> list[str]:
     try:
         return path.read_text().split()
     except OSError:
+        pass
+    if not during_merge:
         return []
+    return sorted(
+        key[len("GITHEAD_") :]
+        for key in os.environ
+        if key.startswith("GITHEAD_") and all(c in HEX for c in key[len("GITHEAD_") :].lower())
+    )
 
 
-def merge_plan(repo: Repo) -> Plan:
+HEX = set("0123456789abcdef")
+
+
+def merge_plan(repo: Repo, others: list[str]) -> Plan:
     """What a merge being committed would have pre-push blame, blamed now:
     its own changes (the index differs from every parent there) and the
     changes of the commits it brings in that no remote has (README, "Merges")."""
-    others = merge_heads(repo)
     own: set[str] | None = None
     for parent in ["HEAD", *others]:
         out = git(
@@ -425,9 +437,10 @@ def merge_plan(repo: Repo) -> Plan:
 
 def guard_pre_merge_commit(repo: Repo, open_board: Callable[[], Board]) -> Result:
     """Allowed (a Result), or refused: raises :class:`PathLocked`."""
-    if not merge_heads(repo):  # not a merge after all (git runs us only for one)
+    others = merge_heads(repo, during_merge=True)
+    if not others:  # not a merge after all (git runs us only for one)
         return guard_pre_commit(repo, open_board)
-    return _judge_plan(repo, open_board, merge_plan(repo), "merge")
+    return _judge_plan(repo, open_board, merge_plan(repo, others), "merge")
 
 
 # --- the server: pre-receive ---------------------------------------------------------

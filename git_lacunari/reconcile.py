@@ -28,11 +28,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .board import Board
+from .edge import Result
 from .errors import CannotWorkHere, InvalidInput, PathLocked
 from .paths import checkout_refusal
 from .repo import Repo, git
+
+if TYPE_CHECKING:  # the board's module is imported only once a board is opened
+    from .board import Board
+    from .session import Session
 
 NULL_OID = "0" * 40
 STATE_FILE = "lac-reconcile.json"
@@ -665,7 +670,7 @@ def _in_progress(repo: Repo) -> _State:
     return state
 
 
-def abort(repo: Repo) -> str:
+def abort_reconcile(repo: Repo) -> str:
     """Back to exactly the state before the reconcile; returns its REF."""
     state = _in_progress(repo)
     # What `git merge --abort` does: reset the merge's paths and keep other
@@ -733,3 +738,68 @@ def reconcile(
     if recon.clean:
         board().record_reconciled(ref, recon.written, conflicts=[])
     return recon
+
+
+# --- the command: shared by the click command line and entry.py's fast path ------------
+
+
+def command(
+    session: Session,
+    ref: str | None,
+    *,
+    base_rev: str | None,
+    dry_run: bool,
+    abort: bool,
+    continue_: bool,
+) -> Result:
+    """`git lac reconcile`, without click: the fast path in :mod:`entry` calls
+    it directly, so a reconcile pays for no command-line framework."""
+    if sum((abort, continue_, ref is not None)) != 1:
+        raise InvalidInput("give REF, or --abort, or --continue")
+    if (abort or continue_) and (dry_run or base_rev):
+        raise InvalidInput("--abort and --continue take no REF, --base or --dry-run")
+    if abort:
+        undone = abort_reconcile(session.repo)
+        return Result({"aborted": undone}, f"reconcile of {undone} aborted")
+    if continue_:
+        finished = finish(session.repo, session.board())
+        if finished.left:
+            return Result(
+                {"ref": finished.ref, "paths": finished.paths, "conflicts": finished.left},
+                "",
+                unfinished=f"{len(finished.left)} conflict(s) left: "
+                f"{', '.join(finished.left[:5])}; resolve them and `git add`",
+            )
+        return Result(
+            {"ref": finished.ref, "paths": finished.paths, "conflicts": []},
+            f"reconciled {finished.ref}: committed",
+        )
+    assert ref is not None
+    # The board must answer: reconcile never writes a path it cannot prove free.
+    result = reconcile(session.repo, session.board, ref, base_rev=base_rev, dry_run=dry_run)
+    counts: dict[str, int] = {}
+    for f in result.files:
+        counts[f.outcome.value] = counts.get(f.outcome.value, 0) + 1
+    lines = [
+        f"{f.outcome.value:<10} {f.path}  "
+        f"(base: {f.base_source.value}{' ' + f.base[:12] if f.base else ''}; {f.reason})"
+        for f in result.files
+    ]
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to do"
+    left = result.conflicts if not dry_run else []
+    return Result(
+        {
+            "dry_run": dry_run,
+            "clean": result.clean,
+            "files": [f.to_json() for f in result.files],
+            "counts": counts,
+            "conflicts": result.conflicts,
+        },
+        "\n".join([*lines, f"{'plan' if dry_run else 'reconciled'}: {summary}"]),
+        unfinished=(
+            f"{len(left)} conflict(s) left; resolve them, `git add`, then "
+            "`git lac reconcile --continue` (or --abort)"
+            if left
+            else None
+        ),
+    )

@@ -12,13 +12,19 @@ Lac = Callable[..., Result]
 LINES = "".join(f"line {n}\n" for n in range(1, 21))
 
 
-def write(repo: Path, path: str, text: str | bytes) -> None:
+def write(repo: Path, path: str, text: str | bytes) -> Path:
     target = repo / path
     target.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(text, bytes):
         target.write_bytes(text)
     else:
         target.write_text(text)
+    return target
+
+
+def remove(path: Path) -> Path:
+    path.unlink()
+    return path
 
 
 def commit_all(repo: Path, message: str) -> str:
@@ -33,7 +39,7 @@ def edit_line(text: str, n: int, new: str) -> str:
     return "".join(lines)
 
 
-def fork(repo: Path, ours: Callable[[], None], theirs: Callable[[], None]) -> None:
+def fork(repo: Path, ours: Callable[[], object], theirs: Callable[[], object]) -> None:
     """Branch `offline` from HEAD; apply ``theirs`` there and ``ours`` on main."""
     git(repo, "checkout", "-q", "-b", "offline")
     theirs()
@@ -141,7 +147,7 @@ def test_added_on_both_sides_and_deleted_versus_modified(lac: Lac, repo: Path) -
         theirs=lambda: (
             write(repo, "both.txt", "theirs\n"),
             write(repo, "same.txt", "same\n"),
-            (repo / "gone.txt").unlink(),
+            remove(repo / "gone.txt"),
         ),
     )
     result = lac("reconcile", "offline", "--json")

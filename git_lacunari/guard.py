@@ -13,7 +13,6 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from .board import Board
 from .durations import format_duration
@@ -391,13 +390,8 @@ def merge_heads(repo: Repo, *, during_merge: bool = False) -> list[str]:
     (a merge concluded with ``git commit``), or, while ``git merge`` runs the
     pre-merge-commit hook (it writes MERGE_HEAD only if the hook refuses),
     the ``GITHEAD_<oid>`` variables git sets for each head being merged."""
-    path = Path(
-        git("rev-parse", "--path-format=absolute", "--git-path", "MERGE_HEAD", cwd=repo.toplevel)
-        .decode()
-        .strip()
-    )
-    try:
-        return path.read_text().split()
+    try:  # MERGE_HEAD is per worktree: in its own git dir, no process needed
+        return (repo.git_dir / "MERGE_HEAD").read_text().split()
     except OSError:
         pass
     if not during_merge:
@@ -554,7 +548,12 @@ def open_server_board(repo: Repo, pusher: Pusher) -> Board:
     from .store import open_store
 
     url = repo.get("lac.url")
-    require_existing_board(repo, url)
+    try:
+        require_existing_board(repo, url)
+    except NoBoard:  # a server that guards must say where its board is: fail closed
+        raise BoardUnreachable(
+            f"cannot reach the board: no lac.url and no board in {repo.common_dir}"
+        ) from None
     store = open_store(url, repo.common_dir, timeout=repo.get("lac.timeout"))
     identity = Identity(pusher.name or "", pusher.source, (), "none")
     return Board(store, identity, ignorecase=repo.ignorecase)

@@ -94,9 +94,7 @@ KINDS = ["modify", "delete", "rename-away", "rename-onto", "mode"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_each_kind_of_change_to_a_held_path_is_refused(
-    server: Server, lac: Lac, kind: str
-) -> None:
+def test_each_kind_of_change_to_a_held_path_is_refused(server: Server, lac: Lac, kind: str) -> None:
     repo = server.client
     held = "lib/auth.py" if kind == "rename-onto" else "core/auth.py"
     lac("task", "add", "auth", "--write", held)
@@ -310,7 +308,7 @@ def silent_port() -> Iterator[int]:
     sock.close()
 
 
-@pytest.mark.parametrize("board", ["down", "hung", "missing"])
+@pytest.mark.parametrize("board", ["down", "hung", "missing", "unset"])
 def test_a_board_that_cannot_answer_refuses_in_one_line_within_the_timeout(
     repo: Path, tmp_path: Path, silent_port: int, board: str
 ) -> None:
@@ -319,8 +317,12 @@ def test_a_board_that_cannot_answer_refuses_in_one_line_within_the_timeout(
         "down": "postgresql://nobody@127.0.0.1:1/nowhere",
         "hung": f"postgresql://nobody@127.0.0.1:{silent_port}/nowhere",
         "missing": f"sqlite://{tmp_path / 'no-such' / 'board.db'}",
+        "unset": None,
     }[board]
-    git(server.bare, "config", "lac.url", url)
+    if url is None:
+        git(server.bare, "config", "--unset", "lac.url")
+    else:
+        git(server.bare, "config", "lac.url", url)
     git(server.bare, "config", "lac.timeout", "1")
     commit(repo, "x", write("README", "x\n"))
     start = time.monotonic()
@@ -333,6 +335,7 @@ def test_a_board_that_cannot_answer_refuses_in_one_line_within_the_timeout(
     # psycopg's connect timeout is at least 2 s; the rest is two git processes.
     assert elapsed < 6, f"took {elapsed:.1f}s"
     assert not (tmp_path / "no-such").exists(), "the guard created a board"
+    assert not (server.bare / "lacunari").exists(), "the guard created a board"
     git(server.bare, "config", "lac.guard.server.offline", "allow")
     allowed = server.push("main")
     assert allowed.code == 0 and "push allowed unchecked" in allowed.err

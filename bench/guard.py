@@ -1,12 +1,23 @@
-"""The whole pre-commit hook with 1,000 staged paths, against many locks, in one run.
+"""The whole pre-commit hook with 1,000 staged paths, against many locks, in one run;
+then the server's pre-receive hook.
 
     python bench/guard.py [--runs N] [--locks 100,10000,100000] [--dsn postgresql://…]
+                          [--server-only | --no-server]
 
 The board holds N locks of another agent, none covering the staged paths
 (files, and a glob per hundred, in other directories). Each row is the median
 wall time of the installed hook (`.git/hooks/pre-commit`, as git runs it),
 beside a bare `git diff --cached --name-only` of the same index measured in
 the same loop, and the cost of going from the fewest locks to the most.
+
+The server side, printed in the same run: the installed `hooks/pre-receive`
+run as git runs it (in the bare repository, the pushed objects present and
+no ref moved, as in git's quarantine) for a push of 1,000 new commits
+changing 10,000 paths against 10,000 foreign locks (target: under 2 s on
+both backends), beside `git rev-list --count NEW --not --all`; and a
+one-commit push into 100,000 commits of history against the same into 100
+(ratio at most 1.5x: the guard must not walk old history). Histories are
+built with `git fast-import`.
 """
 
 from __future__ import annotations
@@ -19,6 +30,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
@@ -127,7 +139,17 @@ def main() -> None:
     parser.add_argument("--locks", default="100,10000,100000")
     parser.add_argument("--dsn", default=DEFAULT_DSN)
     parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--server-runs", type=int, default=5)
+    parser.add_argument("--server-only", action="store_true")
+    parser.add_argument("--no-server", action="store_true")
     args = parser.parse_args()
+    if not args.server_only:
+        client_side(args)
+    if not args.no_server:
+        server_side(args)
+
+
+def client_side(args: argparse.Namespace) -> None:
     counts = [int(c) for c in args.locks.split(",")]
     repo = make_repo(args.staged)
     subprocess.run(
@@ -162,6 +184,172 @@ def main() -> None:
         finally:
             if url is not None:
                 git(repo, "config", "--unset", "lac.url")
+                with psycopg.connect(args.dsn, autocommit=True) as conn:
+                    conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+# --- the server: pre-receive -------------------------------------------------------
+
+SERVER_LOCKS = 10_000
+
+
+def fast_import(bare: Path, stream: bytes) -> None:
+    subprocess.run(
+        ["git", "fast-import", "--quiet", "--done"],
+        cwd=bare,
+        env=ENV,
+        input=stream,
+        check=True,
+        capture_output=True,
+    )
+
+
+def commit_block(ref: str, mark: int, parent: str | None, files: list[tuple[str, str]]) -> bytes:
+    # A commit a second, as real history goes (git's walk relies on dates).
+    when = 1_700_000_000 + mark
+    lines = [f"commit {ref}", f"mark :{mark}", f"committer bench <b@example.com> {when} +0000"]
+    lines += ["data 6", "bench"]
+    if parent:
+        lines.append(f"from {parent}")
+    body = "\n".join(lines) + "\n"
+    for path, text in files:
+        data = text.encode()
+        body += f"M 100644 inline {path}\ndata {len(data)}\n{text}\n"
+    return body.encode()
+
+
+def rev(bare: Path, name: str) -> str:
+    out = subprocess.run(
+        ["git", "rev-parse", name], cwd=bare, env=ENV, check=True, capture_output=True
+    )
+    return out.stdout.decode().strip()
+
+
+def server_repo(history: int, new_commits: int, paths_per_commit: int) -> tuple[Path, str, str]:
+    """A bare repository with ``history`` commits on main and, present but on no
+    ref (as in git's quarantine), ``new_commits`` more on top of it."""
+    bare = Path(tempfile.mkdtemp(prefix="lac-server-bench-")) / "server.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], env=ENV, check=True)
+    stream = bytearray()
+    for n in range(1, history + 1):
+        parent = f":{n - 1}" if n > 1 else None
+        stream += commit_block("refs/heads/main", n, parent, [(f"old/f{n % 100}.txt", f"{n}")])
+    for k in range(new_commits):
+        mark = history + 1 + k
+        files = [
+            (f"src/mod{(k * paths_per_commit + j) % 50}/file{k * paths_per_commit + j}.py", "v")
+            for j in range(paths_per_commit)
+        ]
+        stream += commit_block("refs/bench/new", mark, f":{mark - 1}", files)
+    stream += b"done\n"
+    fast_import(bare, bytes(stream))
+    old, new = rev(bare, "refs/heads/main"), rev(bare, "refs/bench/new")
+    subprocess.run(["git", "update-ref", "-d", "refs/bench/new"], cwd=bare, env=ENV, check=True)
+    subprocess.run(
+        ["git", "lac", "hooks", "install", "--server"],
+        cwd=bare,
+        env=ENV,
+        check=True,
+        capture_output=True,
+    )
+    return bare, old, new
+
+
+Timer = Callable[[], tuple[float, float]]
+
+
+def receive_timer(bare: Path, old: str, new: str) -> Timer:
+    """One timed run of the hook as git runs it, and of the bare rev-list beside it."""
+    hook = str(bare / "hooks" / "pre-receive")
+    line = f"{old} {new} refs/heads/main\n".encode()
+    env = {**ENV, "GIT_DIR": "."}
+
+    def once(cmd: list[str], stdin: bytes | None) -> float:
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=bare, env=env, input=stdin, capture_output=True)
+        elapsed = (time.perf_counter() - start) * 1000
+        if proc.returncode != 0:
+            raise SystemExit(f"{cmd} failed: {proc.stderr.decode()}")
+        return elapsed
+
+    def run() -> tuple[float, float]:
+        return once([hook], line), once(["git", "rev-list", "--count", new, "--not", "--all"], None)
+
+    run()  # warm caches once
+    return run
+
+
+def medians(
+    timers: list[Callable[[], tuple[float, float]]], runs: int
+) -> list[tuple[float, float]]:
+    """Each timer's median (hook, rev-list), the timers taking turns so that
+    a noisy neighbour slows them alike."""
+    seen: list[list[tuple[float, float]]] = [[] for _ in timers]
+    for _ in range(runs):
+        for i, timer in enumerate(timers):
+            seen[i].append(timer())
+    return [(statistics.median(h for h, _ in s), statistics.median(w for _, w in s)) for s in seen]
+
+
+def server_board(args: argparse.Namespace, backend: str, board_repo: Path) -> str:
+    """A board with SERVER_LOCKS foreign locks; its URL for the server's lac.url."""
+    if backend == "sqlite":
+        fill_sqlite(board_repo, SERVER_LOCKS)
+        return f"sqlite://{board_repo / '.git' / 'lacunari' / 'board.db'}"
+    import psycopg
+
+    schema = "lac_gbench_" + uuid.uuid4().hex[:8]
+    with psycopg.connect(args.dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in args.dsn else "?"
+    url = f"{args.dsn}{sep}options={quote(f'-csearch_path={schema}')}"
+    fill_postgres(board_repo, url, SERVER_LOCKS)
+    return url
+
+
+def server_side(args: argparse.Namespace) -> None:
+    runs = args.server_runs
+    print(
+        f"\npre-receive hook, {SERVER_LOCKS} foreign locks, median of {runs} runs "
+        f"({max(runs, 21)} for the history pair, taking turns); rev-list: "
+        "`git rev-list --count NEW --not --all` in the same loop"
+    )
+    big = server_repo(history=1, new_commits=1000, paths_per_commit=10)
+    deep = server_repo(history=100_000, new_commits=1, paths_per_commit=1)
+    shallow = server_repo(history=100, new_commits=1, paths_per_commit=1)
+    board_repo = make_repo(1)
+    git(board_repo, "commit", "-qm", "board home")
+    print(f"{'backend':<9} {'push':<40} {'hook ms':>8} {'rev-list ms':>12} {'note':>14}")
+    for backend in args.backends.split(","):
+        url = server_board(args, backend, board_repo)
+        try:
+            for bare, _, _ in (big, deep, shallow):
+                git(bare, "config", "lac.url", url)
+            [(big_ms, big_walk)] = medians([receive_timer(*big)], runs)
+            verdict = "ok" if big_ms < 2000 else "OVER 2 s"
+            print(
+                f"{backend:<9} {'1,000 commits, 10,000 paths':<40} {big_ms:>8.1f} "
+                f"{big_walk:>12.1f} {verdict:>14}",
+                flush=True,
+            )
+            [(deep_ms, deep_walk), (shallow_ms, shallow_walk)] = medians(
+                [receive_timer(*deep), receive_timer(*shallow)], max(runs, 21)
+            )
+            ratio = deep_ms / shallow_ms
+            print(
+                f"{backend:<9} {'1 commit onto 100 commits of history':<40} {shallow_ms:>8.1f} "
+                f"{shallow_walk:>12.1f} {'':>14}"
+            )
+            print(
+                f"{backend:<9} {'1 commit onto 100,000 commits of history':<40} {deep_ms:>8.1f} "
+                f"{deep_walk:>12.1f} {f'{ratio:.2f}x of 100':>14}",
+                flush=True,
+            )
+        finally:
+            if backend == "postgres":
+                import psycopg
+
+                schema = url.rsplit("search_path%3D", 1)[-1]
                 with psycopg.connect(args.dsn, autocommit=True) as conn:
                     conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 

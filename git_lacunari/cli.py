@@ -579,12 +579,36 @@ def guard_pre_push_cmd(
 
     if (remote is None) != (url is None):
         raise click.UsageError("give both REMOTE and URL (as git does), or neither")
-    return run_guard(session, "pre-push", remote=remote)
+    return run_guard(session, "pre-push", remote=remote, url=url)
+
+
+@guard.command("pre-merge-commit", context_settings=CONTEXT)
+@common
+def guard_pre_merge_commit_cmd(session: Session, as_json: bool) -> Result:
+    """Refuse a merge commit that changes a path held by another agent.
+
+    Its own changes (where the result differs from every parent) and the
+    changes of the commits it brings in that no remote has yet.
+    """
+    return run_guard(session, "pre-merge-commit")
+
+
+@guard.command("pre-receive", context_settings=CONTEXT)
+@common
+def guard_pre_receive_cmd(session: Session, as_json: bool) -> Result:
+    """On a server: judge a whole push (git's `<old> <new> <ref>` lines on stdin).
+
+    Only commits the server does not have yet; the pusher from `git push -o
+    lac.agent=NAME`, or from the variable `lac.guard.server.pusher-env` names.
+    A board that cannot answer refuses the push (`lac.guard.server.offline`).
+    """
+    return run_guard(session, "pre-receive")
 
 
 @cli.group(context_settings=CONTEXT)
 def hooks() -> None:
-    """Install or remove the native pre-commit and pre-push guard hooks."""
+    """Install or remove the native guard hooks (pre-commit, pre-push, pre-merge-commit;
+    pre-receive on a server)."""
 
 
 @hooks.command("install", context_settings=CONTEXT)
@@ -593,16 +617,41 @@ def hooks() -> None:
     is_flag=True,
     help="When a foreign hook and an old NAME.legacy both exist, replace the .legacy.",
 )
+@click.option("--server", is_flag=True, help="In a bare repository: the pre-receive guard.")
+@click.option(
+    "--global-hooks-path",
+    "global_ok",
+    is_flag=True,
+    help="Install into a core.hooksPath from the global or system config (every repository).",
+)
 @common
-def hooks_install(session: Session, as_json: bool, force: bool) -> Result:
+def hooks_install(
+    session: Session, as_json: bool, force: bool, server: bool, global_ok: bool
+) -> Result:
     """Write the guard hooks into the repository's hooks directory.
 
     The common hooks directory covers every linked worktree; core.hooksPath is
     honoured. A hook already there is kept as NAME.legacy and still runs first.
-    Installing twice changes nothing.
+    Installing twice changes nothing. With --server: pre-receive, and
+    receive.advertisePushOptions for `git push -o lac.agent=NAME`.
     """
-    from .hooks import install
+    from .hooks import install, install_server, shared_hooks_path
+    from .repo import discover_git_dir
 
+    if server:
+        changes = install_server(discover_git_dir(), force=force)
+        return Result(
+            {"hooks": [vars(c) for c in changes]},
+            "\n".join(f"{c.hook}: {c.action} ({c.path})" for c in changes),
+        )
+    shared = shared_hooks_path(session.repo)
+    if shared is not None and not global_ok:
+        raise InvalidInput(
+            f"core.hooksPath comes from the {shared.scope} git config ({shared.path}): "
+            "installing there guards every repository on this machine that has no "
+            "core.hooksPath of its own (they stay silent where there is no board); "
+            "give --global-hooks-path to do that"
+        )
     changes = install(session.repo, force=force)
     return Result(
         {"hooks": [vars(c) for c in changes]},
@@ -611,12 +660,14 @@ def hooks_install(session: Session, as_json: bool, force: bool) -> Result:
 
 
 @hooks.command("uninstall", context_settings=CONTEXT)
+@click.option("--server", is_flag=True, help="In a bare repository: the pre-receive guard.")
 @common
-def hooks_uninstall(session: Session, as_json: bool) -> Result:
+def hooks_uninstall(session: Session, as_json: bool, server: bool) -> Result:
     """Remove the guard hooks, putting back any hook they had kept."""
-    from .hooks import uninstall
+    from .hooks import uninstall, uninstall_server
+    from .repo import discover_git_dir
 
-    changes = uninstall(session.repo)
+    changes = uninstall_server(discover_git_dir()) if server else uninstall(session.repo)
     return Result(
         {"hooks": [vars(c) for c in changes]},
         "\n".join(f"{c.hook}: {c.action} ({c.path})" for c in changes),

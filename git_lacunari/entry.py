@@ -1,6 +1,7 @@
 """The `git-lac` executable.
 
 The hooks run `git-lac guard pre-commit` on every commit, so that exact call
+(and the other hooks' exact calls: pre-push, pre-merge-commit, pre-receive)
 takes a path that never imports click (about a fifth of a hook's time), and so
 do the plain forms of `git lac reconcile` (whose fixed cost is measured in
 bench/reconcile.py); everything else, including any call with an option these
@@ -14,12 +15,15 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+NO_ARGUMENTS = ("pre-commit", "pre-merge-commit", "pre-receive")
 
-def _hook_call(argv: list[str]) -> tuple[str, str | None] | None:
-    if len(argv) == 2 and argv == ["guard", "pre-commit"]:
-        return "pre-commit", None
+
+def _hook_call(argv: list[str]) -> tuple[str, str | None, str | None] | None:
+    """(hook, remote, url) for the exact calls the installed hooks make."""
+    if len(argv) == 2 and argv[0] == "guard" and argv[1] in NO_ARGUMENTS:
+        return argv[1], None, None
     if len(argv) == 4 and argv[:2] == ["guard", "pre-push"] and not argv[2].startswith("-"):
-        return "pre-push", argv[2]
+        return "pre-push", argv[2], argv[3]
     return None
 
 
@@ -90,6 +94,6 @@ def main() -> None:
         from .guard import run_guard
         from .session import Session
 
-        name, remote = hook
-        code = run(lambda: run_guard(Session(None), name, remote=remote), as_json=False)
+        name, remote, url = hook
+        code = run(lambda: run_guard(Session(None), name, remote=remote, url=url), as_json=False)
     sys.exit(code)

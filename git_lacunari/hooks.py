@@ -15,11 +15,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import HookConflict
+from .errors import CannotWorkHere, HookConflict
 from .repo import Repo, git
 from .shipped import shipped
 
-HOOK_NAMES = ("pre-commit", "pre-push")
+HOOK_NAMES = ("pre-commit", "pre-push", "pre-merge-commit")
+SERVER_HOOK_NAMES = ("pre-receive",)
 MARKER = "# git-lacunari guard hook"
 TEMPLATES = shipped("hooks")
 
@@ -56,11 +57,17 @@ def is_ours(path: Path) -> bool:
         return False
 
 
-def install(repo: Repo, *, force: bool = False, executable: str | None = None) -> list[HookChange]:
+def install(
+    repo: Repo,
+    *,
+    force: bool = False,
+    executable: str | None = None,
+    names: tuple[str, ...] = HOOK_NAMES,
+) -> list[HookChange]:
     directory = hooks_dir(repo)
     exe = executable or lac_executable()
     planned: list[tuple[str, Path, str]] = []
-    for name in HOOK_NAMES:  # decide everything before touching anything
+    for name in names:  # decide everything before touching anything
         path, legacy = directory / name, directory / f"{name}.legacy"
         if path.exists() and not is_ours(path) and legacy.exists() and not force:
             raise HookConflict(
@@ -86,10 +93,10 @@ def install(repo: Repo, *, force: bool = False, executable: str | None = None) -
     return changes
 
 
-def uninstall(repo: Repo) -> list[HookChange]:
+def uninstall(repo: Repo, *, names: tuple[str, ...] = HOOK_NAMES) -> list[HookChange]:
     directory = hooks_dir(repo)
     changes = []
-    for name in HOOK_NAMES:
+    for name in names:
         path, legacy = directory / name, directory / f"{name}.legacy"
         if not path.exists():
             changes.append(HookChange(name, str(path), "absent"))
@@ -102,3 +109,47 @@ def uninstall(repo: Repo) -> list[HookChange]:
             path.unlink()
             changes.append(HookChange(name, str(path), "removed"))
     return changes
+
+
+# --- a server: the pre-receive guard ---------------------------------------------
+
+
+def is_bare(repo: Repo) -> bool:
+    out = git("rev-parse", "--is-bare-repository", cwd=repo.toplevel)
+    return out.decode().strip() == "true"
+
+
+def install_server(
+    repo: Repo, *, force: bool = False, executable: str | None = None
+) -> list[HookChange]:
+    """The pre-receive guard, chaining a pre-receive hook already there, and
+    ``receive.advertisePushOptions`` so that ``git push -o lac.agent=NAME`` reaches it."""
+    changes = install(repo, force=force, executable=executable, names=SERVER_HOOK_NAMES)
+    git("config", "receive.advertisePushOptions", "true", cwd=repo.toplevel)
+    return changes
+
+
+def uninstall_server(repo: Repo) -> list[HookChange]:
+    return uninstall(repo, names=SERVER_HOOK_NAMES)
+
+
+# --- a hooks directory that other repositories share ----------------------------
+
+
+@dataclass(frozen=True)
+class SharedHooksPath:
+    scope: str  # global or system
+    path: str
+
+
+def shared_hooks_path(repo: Repo) -> SharedHooksPath | None:
+    """``core.hooksPath`` when it comes from the global or system config: a
+    hooks directory every repository on the machine without its own uses."""
+    try:
+        out = git("config", "--show-scope", "--get", "core.hooksPath", cwd=repo.toplevel)
+    except CannotWorkHere:  # not set
+        return None
+    scope, _, path = out.decode("utf-8", "surrogateescape").strip().partition("\t")
+    if scope in ("global", "system"):
+        return SharedHooksPath(scope, path)
+    return None

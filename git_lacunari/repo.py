@@ -123,3 +123,22 @@ def read_config(cwd: Path) -> dict[str, str]:
         key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
         config[key.lower()] = value
     return config
+
+
+def discover_git_dir(cwd: Path | str | None = None) -> Repo:
+    """The repository a server hook runs in: bare, or the git dir of a non-bare
+    one. Git commands run inside the git dir (``toplevel`` is it), which works
+    for both; there is no work tree and no prefix."""
+    cwd = Path(cwd or os.getcwd())
+    try:
+        out = git("rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", cwd=cwd)
+    except CannotWorkHere as exc:
+        raise NotARepository(f"not a git repository: {cwd} ({exc.message})") from None
+    git_dir, common_dir = out.decode("utf-8", "surrogateescape").split("\n")[:2]
+    return Repo(
+        toplevel=Path(git_dir),
+        git_dir=Path(git_dir),
+        common_dir=Path(common_dir),
+        prefix="",
+        config=read_config(cwd),
+    )

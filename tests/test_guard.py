@@ -163,6 +163,7 @@ def test_foreign_hook_is_kept_runs_and_comes_back(lac: Lac, repo: Path) -> None:
     assert {h["hook"]: h["action"] for h in first.json["hooks"]} == {
         "pre-commit": "chained",
         "pre-push": "installed",
+        "pre-merge-commit": "installed",
     }
     again = lac_process(repo, "hooks", "install", "--json")
     assert {h["action"] for h in again.json["hooks"]} == {"unchanged"}
@@ -181,6 +182,7 @@ def test_foreign_hook_is_kept_runs_and_comes_back(lac: Lac, repo: Path) -> None:
     assert {h["hook"]: h["action"] for h in removed.json["hooks"]} == {
         "pre-commit": "restored",
         "pre-push": "removed",
+        "pre-merge-commit": "removed",
     }
     assert (hooks / "pre-commit").read_text() == foreign
     assert not (hooks / "pre-push").exists() and not (hooks / "pre-commit.legacy").exists()

@@ -10,10 +10,12 @@ additionalProperties, items); no dependency is needed for that.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import signal
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -258,6 +260,8 @@ SUCCESS: dict[str, Schema] = {
     "heartbeat": success(refreshed=array(INT)),
     "guard pre-commit": success(**GUARD),
     "guard pre-push": success(**GUARD),
+    "guard pre-merge-commit": success(**GUARD),
+    "guard pre-receive": success(**GUARD, pusher=nullable(STR)),
     "hooks install": success(hooks=array(HOOK_CHANGE)),
     "hooks uninstall": success(hooks=array(HOOK_CHANGE)),
     "keeper": success(
@@ -430,6 +434,13 @@ def test_every_command_json_matches_its_documented_shape(
         env={**pushed, "PRE_COMMIT_TO_REF": held},
     )
     assert result.json["refused"]["conflicts"][0]["commit"] == held
+
+    seen(S["guard pre-merge-commit"], 0, "guard", "pre-merge-commit", "--as", "erin")
+    stdin, sys.stdin = sys.stdin, io.StringIO("")  # git's ref lines: none
+    try:
+        seen(S["guard pre-receive"], 0, "guard", "pre-receive", env={"GIT_PUSH_OPTION_COUNT": "0"})
+    finally:
+        sys.stdin = stdin
 
     seen(S["hooks install"], 0, "hooks", "install")
     seen(S["hooks uninstall"], 0, "hooks", "uninstall")

@@ -32,7 +32,6 @@ from .model import Conflict
 from .repo import Repo, discover_git_dir, git
 from .session import Session
 
-ZERO_OID = "0" * 40
 OFFLINE_CHOICES = ("warn", "refuse")
 ADVICE = (  # printed under a guard's refusal, for people
     "What now: wait for the holder to finish, ask them to release it, see who holds what "

@@ -51,6 +51,10 @@ MAX_NEXT_SKIPS = 200
 SWEEP_EVERY_S = 10.0
 
 BlobLookup = Callable[[list[str]], dict[str, str]]
+# What both backends store: ids are 64-bit (SQLite INTEGER, PostgreSQL
+# bigint), priorities 32-bit (PostgreSQL integer). Checked before any SQL.
+MAX_TASK_ID = 2**63 - 1
+PRIORITY_RANGE = (-(2**31), 2**31 - 1)
 
 
 def validate_task_id(value: Any) -> int:
@@ -59,8 +63,25 @@ def validate_task_id(value: Any) -> int:
     except ValueError:
         number = 0
     if number <= 0 or str(value).strip().lstrip("+") != str(number):
-        raise InvalidInput(f"task id {str(value)!r} is not a positive whole number")
+        raise InvalidInput(f"task id {str(value)[:40]!r} is not a positive whole number")
+    if number > MAX_TASK_ID:
+        raise InvalidInput(f"task id {number} is too large: at most {MAX_TASK_ID}")
     return number
+
+
+def validate_priority(value: int) -> int:
+    low, high = PRIORITY_RANGE
+    if not low <= value <= high:
+        raise InvalidInput(f"priority {value} is out of range: from {low} to {high}")
+    return value
+
+
+def _no_surrogates(text: str, what: str) -> str:
+    # Lone surrogates are bytes argv could not decode: no backend stores them
+    # and no terminal can be written them.
+    if any("\ud800" <= c <= "\udfff" for c in text):
+        raise InvalidInput(f"{what} is not valid UTF-8 text")
+    return text
 
 
 def validate_lane(lane: str) -> str:
@@ -76,7 +97,7 @@ def validate_title(title: str) -> str:
         )
     if any(ord(c) < 32 or ord(c) == 127 for c in title):
         raise InvalidInput("title must be one line without control characters")
-    return title.strip()
+    return _no_surrogates(title, "title").strip()
 
 
 def validate_body(body: str) -> str:
@@ -84,7 +105,7 @@ def validate_body(body: str) -> str:
         raise InvalidInput(f"body is {len(body)} characters; at most {MAX_BODY}")
     if "\0" in body:
         raise InvalidInput("body must not contain NUL characters")
-    return body
+    return _no_surrogates(body, "body")
 
 
 @dataclass
@@ -192,6 +213,7 @@ class Board:
         title = validate_title(title)
         body = validate_body(body)
         lane = validate_lane(lane)
+        priority = validate_priority(priority)
         deps = sorted({validate_task_id(d) for d in after})
         caps = sorted({validate_name(c, "capability") for c in needs})
         specs = self.specs(writes, reads)

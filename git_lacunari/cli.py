@@ -45,7 +45,8 @@ def common(func: F) -> F:
         # The same two options are accepted before the verb: `git lac --as bob claim 1`.
         group = click.get_current_context().find_root().meta
         return func(
-            Session(as_name or group.get("lac.as")),
+            # `--as ''` is a name, refused as one: never silently the default.
+            Session(as_name if as_name is not None else group.get("lac.as")),
             as_json or group.get("lac.json", False),
             *args,
             **kwargs,
@@ -61,11 +62,48 @@ def ago(then: float | None, now: float) -> str:
     return format_duration(now - then) + " ago"
 
 
+def check_url(url: str) -> None:
+    """A board URL that parses, or InvalidInput naming what is wrong with it."""
+    from urllib.parse import urlsplit
+
+    from .paths import describe_char, unsafe_char
+
+    bad = unsafe_char(url)
+    if bad is not None:
+        raise InvalidInput(f"invalid board URL: it contains {describe_char(bad)}")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError as exc:
+        raise InvalidInput(f"invalid board URL: {exc}") from None
+
+
 def parse_stale(text: str | None) -> float | None:
     return parse_duration(text) if text is not None else None
 
 
 # --- rendering ---------------------------------------------------------------
+
+# Shown escaped in human output, so text from the board cannot drive the
+# terminal (OSC, CSI) or reorder what people read (bidi controls).
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def shown(text: str, *, keep: str = "") -> str:
+    """``text`` with control, bidi and separator characters escaped (``\\x1b``),
+    except those in ``keep`` (a body keeps its newlines and tabs)."""
+    import unicodedata
+
+    out: list[str] = []
+    for char in text:
+        cat = unicodedata.category(char)
+        if char not in keep and (cat in ("Cc", "Cs", "Zl", "Zp") or char in BIDI_CONTROLS):
+            out.append(char.encode("unicode_escape", "backslashreplace").decode("ascii"))
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def task_line(task: Task, now: float) -> str:
@@ -75,7 +113,7 @@ def task_line(task: Task, now: float) -> str:
         beat += "  STALE"
     return (
         f"#{task.id:<5} {task.state:<9} p{task.priority:<3} {task.lane:<10} "
-        f"{owner:<16} {task.title}{beat}"
+        f"{owner:<16} {shown(task.title)}{beat}"
     )
 
 
@@ -86,7 +124,7 @@ def lock_line(lock: Lock, now: float) -> str:
 
 def show_text(task: Task, now: float) -> str:
     lines = [
-        f"task #{task.id}: {task.title}",
+        f"task #{task.id}: {shown(task.title)}",
         f"  state     {task.state}" + (f" by {task.owner}" if task.owner else ""),
         f"  lane      {task.lane}   priority {task.priority}   attempts {task.attempts}",
         f"  created   {ago(task.created_at, now)} by {task.created_by}",
@@ -98,13 +136,14 @@ def show_text(task: Task, now: float) -> str:
     if task.needs:
         lines.append(f"  needs     {', '.join(task.needs)}")
     for dep in task.depends_on:
-        lines.append(f"  after     #{dep['id']} ({dep['state']}) {dep['title']}")
+        lines.append(f"  after     #{dep['id']} ({dep['state']}) {shown(dep['title'])}")
     for spec in task.paths:
         lines.append(f"  {'writes' if spec.mode == LockMode.WRITE else 'reads':<9} {spec.pattern}")
     for lock in task.locks:
         lines.append(f"  locked    {lock_line(lock, now)}")
     if task.body:
-        lines += ["", *("  " + line for line in task.body.splitlines())]
+        body = shown(task.body, keep="\n\t")
+        lines += ["", *("  " + line for line in body.split("\n"))]
     return "\n".join(lines)
 
 
@@ -119,7 +158,7 @@ def event_line(event: Event) -> str:
 
 def claim_text(claim: Claim) -> str:
     verb = "already yours" if claim.again else "claimed"
-    text = f"{verb}: task #{claim.task.id} {claim.task.title}"
+    text = f"{verb}: task #{claim.task.id} {shown(claim.task.title)}"
     for lock in claim.locks:
         text += f"\n  {lock.mode} lock {lock.pattern}"
     return text
@@ -128,8 +167,24 @@ def claim_text(claim: Claim) -> str:
 # --- commands ---------------------------------------------------------------
 
 
+class VersionAsked(Exception):
+    """`--version` was given: answered at the edge, so `--json` applies to it."""
+
+
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        raise VersionAsked
+
+
 @click.group(context_settings=CONTEXT)
-@click.version_option(__version__, "--version", prog_name="git-lac")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_version,
+    help="Show the version and exit.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--as", "as_name", metavar="NAME", help="Act as this agent (beats LAC_AGENT).")
 @click.pass_context
@@ -165,7 +220,9 @@ def init(session: Session, as_json: bool, url: str | None, stale_after: str | No
     from .store import is_postgres_url
 
     if url is not None and not (is_postgres_url(url) or url.startswith("sqlite:")):
-        raise InvalidInput(f"unknown board URL {url!r}: use postgresql://HOST/DB")
+        raise InvalidInput(f"unknown board URL {url[:200]!r}: use postgresql://HOST/DB")
+    if url is not None:
+        check_url(url)
     stale = parse_stale(stale_after)
     board = session.board(create=True, url=url, touch=False)
     if stale is not None:
@@ -380,7 +437,9 @@ def release(
 def done(session: Session, as_json: bool, task_id: str) -> Result:
     """Mark your claimed task done; its path locks are released."""
     finished = session.board().done(_id(task_id))
-    return Result({"task": finished.to_json()}, f"done: task #{finished.id} {finished.title}")
+    return Result(
+        {"task": finished.to_json()}, f"done: task #{finished.id} {shown(finished.title)}"
+    )
 
 
 @cli.command(context_settings=CONTEXT)
@@ -737,6 +796,8 @@ def _invoke(argv: Sequence[str]) -> Result:
         raise _usage(exc) from None
     except click.Abort:  # click's spelling of Ctrl-C
         raise KeyboardInterrupt from None
+    except VersionAsked:
+        return Result({"version": __version__}, f"git-lac, version {__version__}")
     if isinstance(done, Result):
         return done
     # Only the reconcile command's body still prints for itself and has click

@@ -15,6 +15,7 @@ automata: this module is the only place the rule lives.
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -23,6 +24,26 @@ from .errors import BadPath
 GLOB_CHARS = frozenset("*?[\\")
 # Upper bound used to turn "every key starting with K" into a range query.
 KEY_RANGE_END = "\U0010ffff"
+
+
+# Characters that make two different names look alike, or that a terminal
+# acts on: controls (C0, DEL, C1), format characters (bidi embeddings,
+# overrides and isolates, zero-width spaces and joiners, BOM), line and
+# paragraph separators, and lone surrogates (undecodable bytes from argv).
+UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def unsafe_char(text: str) -> str | None:
+    """The first character of ``text`` no name, lane or pattern may hold, or None."""
+    for char in text:
+        if unicodedata.category(char) in UNSAFE_CATEGORIES:
+            return char
+    return None
+
+
+def describe_char(char: str) -> str:
+    """``U+202E (RIGHT-TO-LEFT OVERRIDE)``: how messages name a refused character."""
+    return f"U+{ord(char):04X} ({unicodedata.name(char, unicodedata.category(char))})"
 
 
 def normalize(pattern: str, prefix: str = "") -> str:
@@ -34,9 +55,12 @@ def normalize(pattern: str, prefix: str = "") -> str:
     """
     if pattern == "":
         raise BadPath("empty path pattern")
-    for char in pattern:
-        if ord(char) < 32 or ord(char) == 127:
-            raise BadPath(f"path pattern {pattern!r} contains a control character")
+    bad = unsafe_char(pattern)
+    if bad is not None:
+        raise BadPath(
+            f"path pattern {pattern!r} contains {describe_char(bad)}: "
+            "no control, format (bidi, zero-width) or separator characters"
+        )
     if pattern.startswith("/"):
         raise BadPath(f"path pattern {pattern!r} is absolute; give it relative to the repository")
     is_dir = pattern.endswith("/") or pattern in (".", "..") or pattern.endswith(("/.", "/.."))

@@ -47,7 +47,10 @@ LOST = {"57P01": "admin shutdown", "57P02": "crash shutdown", "57P03": "cannot c
 
 def redact(url: str) -> str:
     """The URL without its password, for messages."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # unparseable: show none of it, it may hold a password
+        return "(an unparseable URL)"
     if parts.password is None:
         return url
     netloc = parts.netloc.replace(f":{parts.password}@", ":***@")

@@ -23,7 +23,7 @@ from . import __version__, edge
 from .board import Claim
 from .durations import format_duration, parse_duration
 from .edge import Result
-from .errors import BadUsage, InvalidInput, PathLocked
+from .errors import BadUsage, InvalidInput, PathLocked, Refused
 from .guard import run_guard
 from .model import STATES, Event, Lock, LockMode, Task, TaskState
 from .session import Session
@@ -44,13 +44,19 @@ def common(func: F) -> F:
     def wrapper(*args: Any, as_json: bool, as_name: str | None, **kwargs: Any) -> Any:
         # The same two options are accepted before the verb: `git lac --as bob claim 1`.
         group = click.get_current_context().find_root().meta
-        return func(
-            # `--as ''` is a name, refused as one: never silently the default.
-            Session(as_name if as_name is not None else group.get("lac.as")),
-            as_json or group.get("lac.json", False),
-            *args,
-            **kwargs,
+        # `--as ''` is a name, refused as one: never silently the default.
+        session = Session(
+            as_name if as_name is not None else group.get("lac.as"), defer_touch=True
         )
+        try:
+            result = func(session, as_json or group.get("lac.json", False), *args, **kwargs)
+        except InvalidInput:
+            raise  # exit 2 writes nothing
+        except Refused:
+            session.touch_deferred()
+            raise
+        session.touch_deferred()
+        return result
 
     return wrapper  # type: ignore[return-value]
 

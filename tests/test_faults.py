@@ -1,0 +1,210 @@
+"""Under bad input and faults: one line and an exit code, never a traceback,
+and no input that resets or recreates a board."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from git_lacunari.durations import format_duration, parse_duration
+from git_lacunari.errors import BadDuration
+
+from .conftest import Result, lac_inprocess, lac_process
+
+Lac = Callable[..., Result]
+
+
+def one_line_error(result: Result, code: int, needle: str) -> None:
+    assert result.code == code, result
+    assert "Traceback" not in result.err, result.err
+    lines = result.err.strip().splitlines()
+    assert len(lines) <= 2 and lines[0].startswith("git lac: "), result.err  # message (+ hint)
+    assert needle in lines[0], result.err
+
+
+# --- integers in the range both backends store ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["task", "add", "x", "--priority", str(2**31)], "priority 2147483648 is out of range"),
+        (["task", "add", "x", "--priority", str(-(2**31) - 1)], "out of range"),
+        (["task", "add", "x", "--priority", str(2**63)], "out of range"),
+        (["task", "add", "x", "--after", str(2**63)], "is too large"),
+        (["show", str(2**63)], "is too large"),
+        (["claim", str(10**30)], "is too large"),
+        (["heartbeat", str(2**64)], "is too large"),
+    ],
+)
+def test_out_of_range_integers_exit_2(lac: Lac, args: list[str], needle: str) -> None:
+    one_line_error(lac(*args), 2, needle)
+    as_json = lac(*args, "--json")
+    assert as_json.code == 2 and as_json.json["error"]["kind"] == "invalid_input"
+    assert lac("tasks", "--json").json["tasks"] == []
+
+
+def test_edges_of_the_range_are_stored(lac: Lac) -> None:
+    high = lac("task", "add", "hi", "--priority", str(2**31 - 1), "--json")
+    low = lac("task", "add", "lo", "--priority", str(-(2**31)), "--json")
+    assert high.code == 0 and high.json["task"]["priority"] == 2**31 - 1
+    assert low.code == 0 and low.json["task"]["priority"] == -(2**31)
+    missing = lac("show", str(2**63 - 1), "--json")
+    assert missing.code == 1 and missing.json["refused"]["reason"] == "not_found"
+
+
+# --- URLs, durations, names --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "needle"),
+    [
+        ("postgresql://[::1/x", "invalid board URL: Invalid IPv6 URL"),
+        ("postgresql://host:99999/x", "invalid board URL: Port out of range"),
+        ("postgresql://h\u202e/x", "U+202E"),
+        ("mysql://h/x", "unknown board URL"),
+    ],
+)
+def test_malformed_urls_exit_2(repo: Path, url: str, needle: str) -> None:
+    one_line_error(lac_inprocess(repo, "init", "--url", url), 2, needle)
+    assert not (repo / ".git" / "lacunari").exists()
+
+
+def test_configured_malformed_url_is_one_line(repo: Path) -> None:
+    lac_process(repo, "init")  # the embedded board first, then a broken lac.url
+    (repo / ".git" / "config").write_text(
+        (repo / ".git" / "config").read_text() + '[lac]\n\turl = "postgresql://[::1/x"\n'
+    )
+    result = lac_inprocess(repo, "tasks")
+    assert result.code in (2, 3) and "Traceback" not in result.err, result
+    assert len(result.err.strip().splitlines()) == 1, result.err
+
+
+@pytest.mark.parametrize("text", ["9" * 400 + "d", "9" * 400, "1e309", "inf", "nan", "Infinity"])
+def test_durations_are_finite(text: str) -> None:
+    with pytest.raises(BadDuration):
+        parse_duration(text)
+
+
+def test_format_duration_never_prints_nan() -> None:
+    assert format_duration(float("inf")) == "forever"
+    assert "nan" not in format_duration(float("nan"))
+    assert format_duration(parse_duration("3650d")) == "3650d00h"
+
+
+def test_infinite_stale_after_is_refused_not_nandnanh(lac: Lac) -> None:
+    lac("task", "add", "x")
+    one_line_error(lac("claim", "1", "--stale-after", "9" * 400 + "d"), 2, "invalid duration")
+    one_line_error(lac("init", "--stale-after", "9" * 400), 2, "invalid duration")
+    shown = lac("init", "--json")
+    assert shown.code == 0 and "Infinity" not in shown.out and "nan" not in shown.out
+
+
+def test_huge_timeout_is_refused(lac: Lac) -> None:
+    one_line_error(lac("tasks", env={"LAC_TIMEOUT": "30d"}), 2, "LAC_TIMEOUT")
+
+
+def test_empty_as_is_refused_not_the_default(lac: Lac) -> None:
+    one_line_error(lac("whoami", "--as", ""), 2, "agent name ''")
+    one_line_error(lac("--as", "", "tasks"), 2, "agent name ''")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["al\u202eice", "al\u200bice", "al\u0085ice", "al\u2066ice", "al\ufeffice", "al\u2028ice"],
+)
+def test_names_lanes_patterns_refuse_lookalike_characters(lac: Lac, name: str) -> None:
+    # NEL and LINE SEPARATOR are whitespace too: names refuse them as spaces.
+    said = "spaces or control" if name[2].isspace() else "U+"
+    one_line_error(lac("whoami", "--as", name), 2, said)
+    one_line_error(lac("task", "add", "x", "--lane", name), 2, said)
+    one_line_error(lac("task", "add", "x", "--needs", name), 2, said)
+    one_line_error(lac("lock", f"core/{name}"), 2, "U+")
+    assert lac("tasks", "--json").json["tasks"] == []
+
+
+def test_titles_and_bodies_are_shown_escaped(lac: Lac) -> None:
+    title = "fix \u202eexe.txt\x85"
+    body = "line one\n\x1b]0;owned\x07\x1b[2J\tend"
+    assert lac("task", "add", title + "x", "--body", body).code == 0
+    shown = lac("show", "1")
+    assert shown.code == 0
+    for raw in ("\x1b", "\x07", "\u202e", "\x85"):
+        assert raw not in shown.out, shown.out
+    assert "\\u202e" in shown.out and "\\x1b]0;owned\\x07" in shown.out
+    assert "  line one\n" in shown.out and "\tend" in shown.out  # newlines and tabs kept
+    listed = lac("tasks")
+    assert "\u202e" not in listed.out and "\\u202e" in listed.out
+    # --json keeps the text exactly (JSON escapes it for the wire).
+    assert lac("show", "1", "--json").json["task"]["body"] == body
+
+
+def test_undecodable_argv_is_refused(lac: Lac) -> None:
+    one_line_error(lac("task", "add", "bad \udcff title"), 2, "not valid UTF-8")
+    one_line_error(lac("task", "add", "x", "--body", "\udcff"), 2, "not valid UTF-8")
+
+
+# --- output contract ----------------------------------------------------------------
+
+
+def test_version_json(repo: Path) -> None:
+    text = lac_inprocess(repo, "--version")
+    assert text.code == 0 and text.out.strip().startswith("git-lac, version ")
+    for args in (["--version", "--json"], ["--json", "--version"]):
+        got = lac_inprocess(repo, *args)
+        assert got.code == 0 and json.loads(got.out) == {"ok": True, "version": got.json["version"]}
+
+
+def test_json_is_strict() -> None:
+    from git_lacunari.edge import Result as Done
+    from git_lacunari.edge import render
+
+    with pytest.raises(ValueError):
+        render(Done({"x": float("inf")}), as_json=True)
+
+
+# --- the board file is never reset ----------------------------------------------------
+
+
+def board_file(repo: Path) -> Path:
+    return repo / ".git" / "lacunari" / "board.db"
+
+
+@pytest.mark.parametrize("command", [["tasks"], ["init"], ["task", "add", "x"]])
+def test_zero_byte_board_is_refused_not_recreated(repo: Path, command: list[str]) -> None:
+    assert lac_process(repo, "init").code == 0
+    db = board_file(repo)
+    for extra in ("-wal", "-shm"):
+        db.with_name(db.name + extra).unlink(missing_ok=True)
+    db.write_bytes(b"")
+    result = lac_process(repo, *command)
+    one_line_error(result, 3, "is an empty (0-byte) file")
+    assert db.stat().st_size == 0  # left as it was, for whoever investigates
+    as_json = lac_process(repo, *command, "--json")
+    assert as_json.code == 3 and as_json.json["error"]["kind"] == "board_corrupt"
+
+
+def test_foreign_sqlite_file_is_refused_not_initialised(repo: Path) -> None:
+    db = board_file(repo)
+    db.parent.mkdir(parents=True)
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE notes (text TEXT)")
+    result = lac_process(repo, "init")
+    one_line_error(result, 3, "not a git-lacunari board")
+    with sqlite3.connect(db) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master")]
+    assert names == ["notes"]
+
+
+def test_new_board_appears_whole(repo: Path) -> None:
+    # Created under a temporary name and linked into place: no leftovers,
+    # and the file at the board's path is a complete board from the start.
+    assert lac_process(repo, "tasks").code == 0
+    left = sorted(p.name for p in board_file(repo).parent.iterdir())
+    assert not [n for n in left if n.endswith(".new") or ".new-" in n], left
+    with sqlite3.connect(board_file(repo)) as conn:
+        assert conn.execute("SELECT count(*) FROM lac_schema_version").fetchone()[0] >= 1

@@ -346,6 +346,7 @@ class Board:
         task_id = validate_task_id(task_id)
         extra = self.specs(writes, reads)
         self._ensure_agent()
+        stale_after = self.claim_stale_after(stale_after)
         with self.store.write():
             row = self.store.one(
                 "claim", task_id=task_id, agent=self.agent, stale_after=stale_after
@@ -411,6 +412,7 @@ class Board:
         extra = self.specs(writes, reads)
         self._ensure_agent()
         self._sweep_now_and_then()
+        stale_after = self.claim_stale_after(stale_after)
         if not extra:
             row = self.store.atomic(
                 "claim_next_free", lane=lane, agent=self.agent, stale_after=stale_after
@@ -512,6 +514,12 @@ class Board:
         row = self.store.one("get_setting", name="stale_after")
         return float(row["value"]) if row else DEFAULT_STALE_AFTER_S
 
+    def claim_stale_after(self, given: float | None) -> float:
+        """The stale-after a new claim carries: its own, else the board's now.
+        Recorded in the claim, so neither a later change of the board's nor a
+        keeper can make a live claim stale sooner than it was promised."""
+        return given if given is not None else self.default_stale_after()
+
     def set_default_stale_after(self, seconds: float) -> None:
         with self.store.write():
             self.store.run("set_setting", name="stale_after", value=repr(float(seconds)))
@@ -529,11 +537,16 @@ class Board:
 
     def sweep(self, stale_after: float | None = None) -> list[dict[str, Any]]:
         """Give every stale claim back to the board with its path locks, keeping
-        its attempt count, and record ``expired`` (previous holder, silence)."""
-        default = stale_after if stale_after is not None else self.default_stale_after()
+        its attempt count, and record ``expired`` (previous holder, silence).
+        ``stale_after`` (a keeper's) is a floor: no claim silent for less is expired."""
+        # Claims carry their own stale-after; the board's covers claims made
+        # before they did. A keeper's own value only ever lengthens it.
+        default = self.default_stale_after()
         expired: list[dict[str, Any]] = []
         with self.store.write():
-            for row in self.store.all("stale_claims", default_stale=default):
+            for row in self.store.all(
+                "stale_claims", default_stale=default, at_least=stale_after or 0.0
+            ):
                 task_id = int(row["id"])
                 if not self.store.one(
                     "expire",

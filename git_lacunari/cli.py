@@ -45,9 +45,7 @@ def common(func: F) -> F:
         # The same two options are accepted before the verb: `git lac --as bob claim 1`.
         group = click.get_current_context().find_root().meta
         # `--as ''` is a name, refused as one: never silently the default.
-        session = Session(
-            as_name if as_name is not None else group.get("lac.as"), defer_touch=True
-        )
+        session = Session(as_name if as_name is not None else group.get("lac.as"), defer_touch=True)
         try:
             result = func(session, as_json or group.get("lac.json", False), *args, **kwargs)
         except InvalidInput:

@@ -61,6 +61,16 @@ def become_sole(
 def run_keeper(
     board: Board, *, once: bool, interval: float, stale_after: float | None, echo: Echo
 ) -> list[dict[str, object]]:
+    board_stale = board.default_stale_after()
+    if stale_after is not None and stale_after < board_stale:
+        # Every claim carries its own stale-after: a keeper that expired
+        # claims sooner than they were promised would hand live work to a
+        # second worker. A longer one is a floor, and harmless.
+        raise InvalidInput(
+            f"keeper --stale-after {format_duration(stale_after)} is shorter than the board's "
+            f"{format_duration(board_stale)}: claims keep the stale-after they were made with; "
+            "`git lac init --stale-after D` sets it for new claims, `claim --stale-after D` per claim"
+        )
     held = become_sole(
         board, "keeper", wait=not once, poll=interval, echo=echo, what="this board's keeper"
     )

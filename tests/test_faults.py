@@ -4,6 +4,8 @@ and no input that resets or recreates a board."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -208,3 +210,89 @@ def test_new_board_appears_whole(repo: Path) -> None:
     assert not [n for n in left if n.endswith(".new") or ".new-" in n], left
     with sqlite3.connect(board_file(repo)) as conn:
         assert conn.execute("SELECT count(*) FROM lac_schema_version").fetchone()[0] >= 1
+
+
+# --- liveness that cannot steal live work ----------------------------------------------
+
+
+def age_claims(repo: Path, url: str | None, seconds: float) -> None:
+    """Move every heartbeat ``seconds`` into the past: silence without sleeping."""
+    sql = "UPDATE lac_tasks SET heartbeat_at = heartbeat_at - %s WHERE state = 'claimed'"
+    if url is None:
+        with sqlite3.connect(board_file(repo)) as conn:
+            conn.execute(sql.replace("%s", "?"), (seconds,))
+        return
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as pg:
+        pg.execute(sql, (seconds,))
+
+
+def test_claims_carry_their_own_stale_after(lac: Lac) -> None:
+    lac("task", "add", "a")
+    lac("task", "add", "b")
+    first = lac("claim", "1", "--as", "dana", "--json")
+    assert first.json["task"]["stale_after"] == 1800.0  # the board's, recorded in the claim
+    assert lac("init", "--stale-after", "1h").code == 0
+    second = lac("claim", "2", "--as", "dana", "--stale-after", "2m", "--json")
+    assert second.json["task"]["stale_after"] == 120.0
+    assert lac("show", "1", "--json").json["task"]["stale_after"] == 1800.0
+
+
+def test_a_shorter_keeper_stale_after_is_refused(lac: Lac) -> None:
+    lac("task", "add", "a")
+    lac("claim", "1", "--as", "dana")
+    result = lac("keeper", "--once", "--stale-after", "3s", "--as", "k")
+    one_line_error(result, 2, "shorter than the board's 30m00s")
+    assert lac("show", "1", "--json").json["task"]["state"] == "claimed"
+
+
+def test_keeper_stale_after_is_a_floor(lac: Lac, repo: Path, board_url: str | None) -> None:
+    lac("task", "add", "a")
+    lac("claim", "1", "--as", "dana", "--stale-after", "10s")
+    age_claims(repo, board_url, 60)
+    held = lac("keeper", "--once", "--stale-after", "1h", "--as", "k", "--json")
+    assert held.code == 0 and held.json["expired"] == []
+    swept = lac("keeper", "--once", "--as", "k", "--json")
+    assert [f["task"] for f in swept.json["expired"]] == [1]
+
+
+def test_keeper_never_hands_a_live_drainers_task_to_a_second_worker(
+    lac: Lac, repo: Path, board_url: str | None, tmp_path: Path
+) -> None:
+    from .test_liveness import spawn, wait_for
+
+    lac("task", "add", "long", "--lane", "x", "--write", "core/")
+    started = tmp_path / "started"
+    drainer = spawn(
+        repo,
+        "drain",
+        "--lane",
+        "x",
+        "--once",
+        "--",
+        "sh",
+        "-c",
+        f"touch {started}; sleep 60",
+        agent="worker-1",
+        start_new_session=True,
+    )
+    try:
+        wait_for(started.exists)
+        claim = lac("show", "1", "--json").json["task"]
+        assert (claim["state"], claim["stale_after"]) == ("claimed", 1800.0)
+        # The board's default changes under the live claim, ten minutes of
+        # silence pass (moved, not slept): the claim keeps its 30 minutes.
+        assert lac("init", "--stale-after", "3s").code == 0
+        age_claims(repo, board_url, 600)
+        refused = lac("keeper", "--once", "--stale-after", "1s", "--as", "k")
+        assert refused.code == 2
+        swept = lac("keeper", "--once", "--as", "k", "--json")
+        assert swept.code == 0 and swept.json["expired"] == []
+        second = lac("claim", "--next", "--lane", "x", "--as", "worker-2", "--json")
+        assert second.code == 1 and second.json["refused"]["reason"] == "not_found"
+        assert lac("show", "1", "--json").json["task"]["owner"] == "worker-1"
+        assert drainer.poll() is None
+    finally:
+        os.killpg(drainer.pid, signal.SIGTERM)
+        drainer.wait(timeout=20)

@@ -579,14 +579,18 @@ class Board:
         if time.monotonic() - self._last_sweep >= SWEEP_EVERY_S:
             self.sweep()
 
-    def fail(self, task_id: int, *, status: int, max_attempts: int) -> Task:
+    def fail(
+        self, task_id: int, *, status: int, max_attempts: int, reason: str | None = None
+    ) -> Task:
         """A run of our claim failed: back on the board with a ``failed``
         event, or parked (visibly, state ``parked``) once it has failed
         ``max_attempts`` times. ``status`` is the command's exit status."""
         with self.store.write():
             task = self._require_own_claim(task_id)
             locks = [r["pattern"] for r in self.store.all("delete_task_locks", task_id=task_id)]
-            detail = {"exit_code": status, "attempt": task.attempts, "locks": locks}
+            detail: dict[str, Any] = {"exit_code": status, "attempt": task.attempts, "locks": locks}
+            if reason is not None:  # it never ran: why (a worktree that could not be made)
+                detail["reason"] = reason
             self._event(EventKind.FAILED, task_id, **detail)
             if task.attempts >= max_attempts:
                 self.store.one("park", task_id=task_id, owner=self.agent)

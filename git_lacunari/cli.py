@@ -658,7 +658,11 @@ def drain(
     task that failed lac.maxAttempts times (3) is parked. The claim heartbeats
     while COMMAND runs; SIGINT/SIGTERM release it at once. One drainer works a
     lane at a time, across machines; a second waits (--once: exits 1). It stops
-    when the lane has no claimable task left.
+    when the lane has no claimable task left. With --once it exits with the
+    task's outcome (1 when it failed); with --json COMMAND's output goes to
+    stderr. COMMAND runs in its own process group and, on Linux, is killed if
+    the drainer dies. --worktree continues lac/task-ID on a retry (never
+    reset: every attempt's commits stay on it).
     """
     from .board import validate_lane
     from .liveness import drain as drain_lane
@@ -677,11 +681,25 @@ def drain(
         worktree=worktree,
         max_attempts=attempts,
         echo=lambda line: click.echo(line, err=True),
+        # With --json, stdout is the one JSON object: the command's output goes to stderr.
+        command_stdout=2 if as_json else None,
     )
+    # --once exits with the task's outcome: 0 done, 1 failed (its status in the JSON).
+    failed_once = once and report.failed and report.stopped_by is None
     return Result(
-        {"done": report.done, "failed": report.failed, "parked": report.parked},
+        {
+            "done": report.done,
+            "failed": report.failed,
+            "parked": report.parked,
+            "exit_codes": {str(k): v for k, v in report.exit_codes.items()},
+        },
         f"drained lane {lane!r}: {len(report.done)} done, {len(report.failed)} failed"
         + (f", {len(report.parked)} parked" if report.parked else ""),
+        unfinished=(
+            f"task #{report.failed[0]} failed (exit {report.exit_codes.get(report.failed[0])})"
+            if failed_once
+            else None
+        ),
         stopped_by=report.stopped_by,
     )
 

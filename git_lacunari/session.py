@@ -6,6 +6,8 @@ use it without paying for the command-line framework.
 
 from __future__ import annotations
 
+import contextlib
+
 from .board import Board
 from .identity import Identity
 from .identity import resolve as resolve_identity
@@ -61,7 +63,5 @@ class Session:
 
         due, self._touch_due = self._touch_due[:1], []
         for board in due:
-            try:
+            with contextlib.suppress(LacError):
                 board.touch()
-            except LacError:
-                pass

@@ -296,3 +296,97 @@ def test_keeper_never_hands_a_live_drainers_task_to_a_second_worker(
     finally:
         os.killpg(drainer.pid, signal.SIGTERM)
         drainer.wait(timeout=20)
+
+
+# --- drainers that keep every attempt's work ---------------------------------------------
+
+
+def test_drain_retry_keeps_the_first_attempts_commits(lac: Lac, repo: Path) -> None:
+    from .conftest import git
+
+    lac("task", "add", "flaky", "--lane", "w")
+    # Attempt 1 commits its work, then fails; attempt 2 must find it and build on it.
+    script = (
+        'n=$(git rev-list --count HEAD); echo "attempt $n" > work.txt; git add work.txt; '
+        'git commit -qm "attempt $n"; test "$n" -ge 2'
+    )
+    first = lac("drain", "--lane", "w", "--once", "--worktree", "--json", "--", "sh", "-c", script)
+    assert first.code == 1 and first.json["failed"] == [1], first
+    assert "task #1 failed (exit 1)" in first.err
+    after_first = git(repo, "rev-parse", "lac/task-1").strip()
+    second = lac("drain", "--lane", "w", "--once", "--worktree", "--json", "--", "sh", "-c", script)
+    assert second.code == 0 and second.json["done"] == [1], second
+    history = git(repo, "log", "--format=%s", "lac/task-1").split("\n")
+    assert history[:3] == ["attempt 2", "attempt 1", "initial"], history
+    assert git(repo, "merge-base", "--is-ancestor", after_first, "lac/task-1") == ""
+    failed = [e for e in lac("log", "1", "--json").json["events"] if e["kind"] == "failed"]
+    assert [e["detail"]["exit_code"] for e in failed] == [1]
+
+
+def test_a_worktree_that_cannot_be_made_releases_the_claim(tmp_path: Path) -> None:
+    from .conftest import git
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    git(empty, "init", "-q")  # no commit yet: no worktree can be made
+    assert lac_inprocess(empty, "task", "add", "t", "--lane", "w").code == 0
+    got = lac_inprocess(
+        empty, "drain", "--lane", "w", "--once", "--worktree", "--json", "--", "true"
+    )
+    assert got.code == 1 and got.json["failed"] == [1], got
+    assert "Traceback" not in got.err and "no worktree" in got.err
+    shown = lac_inprocess(empty, "show", "1", "--json").json["task"]
+    assert (shown["state"], shown["owner"]) == ("open", None)
+    events = lac_inprocess(empty, "log", "1", "--json").json["events"]
+    assert events[-1]["kind"] == "failed" and "reason" in events[-1]["detail"]
+
+
+def test_drain_once_exits_with_the_outcome(lac: Lac) -> None:
+    lac("task", "add", "ok", "--lane", "a")
+    lac("task", "add", "bad", "--lane", "b")
+    assert lac("drain", "--lane", "a", "--once", "--", "true").code == 0
+    bad = lac("drain", "--lane", "b", "--once", "--json", "--", "sh", "-c", "exit 7")
+    assert bad.code == 1 and bad.json["unfinished"] == "task #2 failed (exit 7)"
+    assert bad.json["exit_codes"] == {"2": 7}
+
+
+def test_drain_json_keeps_the_commands_output_off_stdout(lac: Lac, repo: Path) -> None:
+    lac("task", "add", "noisy", "--lane", "n")
+    got = lac_process(repo, "drain", "--lane", "n", "--once", "--json", "--", "echo", "NOISE")
+    assert got.code == 0, got
+    assert json.loads(got.out)["done"] == [1] and "NOISE" not in got.out
+    assert "NOISE" in got.err
+
+
+def test_sigkilled_drainers_command_is_gone(lac: Lac, repo: Path, tmp_path: Path) -> None:
+    from .test_liveness import spawn, wait_for
+
+    lac("task", "add", "long", "--lane", "k")
+    pidfile = tmp_path / "pid"
+    drainer = spawn(
+        repo,
+        "drain",
+        "--lane",
+        "k",
+        "--once",
+        "--",
+        "sh",
+        "-c",
+        f"echo $$ > {pidfile}; exec sleep 120",
+        agent="victim",
+    )
+    wait_for(lambda: pidfile.exists() and pidfile.read_text().strip() != "")
+    command = int(pidfile.read_text())
+    os.kill(drainer.pid, signal.SIGKILL)  # the drainer alone, not its group
+    drainer.wait(timeout=10)
+
+    def gone() -> bool:
+        try:
+            os.kill(command, 0)
+        except ProcessLookupError:
+            return True
+        # A zombie not yet reaped by init counts as gone.
+        stat = Path(f"/proc/{command}/stat")
+        return stat.exists() and stat.read_text().split(") ")[1].startswith("Z")
+
+    wait_for(gone, timeout=5)

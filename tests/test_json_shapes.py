@@ -240,7 +240,7 @@ SUCCESS: dict[str, Schema] = {
     "hooks install": success(hooks=array(HOOK_CHANGE)),
     "hooks uninstall": success(hooks=array(HOOK_CHANGE)),
     "keeper": success(expired=array(EXPIRED)),
-    "drain": success(done=array(INT), failed=array(INT), parked=array(INT)),
+    "drain": success(done=array(INT), failed=array(INT), parked=array(INT), exit_codes=ANY_OBJECT),
     "reconcile": success(
         dry_run=BOOL,
         clean=BOOL,

@@ -607,25 +607,55 @@ class Board:
     def _conflicts(self, wanted: Sequence[PathSpec]) -> list[Conflict]:
         """Other agents' locks overlapping ``wanted``.
 
+        Candidates come from the key index, one query per distinct key (a
+        claim of N files in one directory asks once). Plain paths and
+        directories are matched through a :class:`paths.LiteralIndex`, so N
+        wanted against M held in one directory costs about N lookups, not
+        N x M comparisons; only globs (wanted or held) are compared pattern
+        by pattern, and only with the candidates of their key.
+
         Before granting on the strength of this answer, a transaction must
         hold :meth:`_serialize_grants`, or two grants could race past it.
         """
+        by_key: dict[str, tuple[paths.LiteralIndex[Lock], list[Lock], list[Lock]]] = {}
         found: list[Conflict] = []
         for spec in wanted:
-            keys = paths.candidate_keys(spec.pattern)
-            rows = self.store.all(
-                "candidate_locks",
-                exact=json.dumps(keys.exact),
-                below=keys.below,
-                below_end=keys.below + paths.KEY_RANGE_END,
-            )
-            for row in rows:
-                lock = Lock.from_row(row)
-                both_read = spec.mode == LockMode.READ and lock.mode == LockMode.READ
-                if lock.agent == self.agent or both_read:
+            key = paths.index_key(spec.pattern)
+            if key not in by_key:
+                index: paths.LiteralIndex[Lock] = paths.LiteralIndex(self.ignorecase)
+                held_globs: list[Lock] = []
+                others: list[Lock] = []
+                rows = self.store.all(
+                    "candidate_locks",
+                    exact=json.dumps(paths.ancestor_keys(key)),
+                    below=key,
+                    below_end=key + paths.KEY_RANGE_END,
+                )
+                for row in rows:
+                    lock = Lock.from_row(row)
+                    if lock.agent == self.agent:
+                        continue
+                    others.append(lock)
+                    if paths.is_literal(lock.pattern):
+                        index.add(lock.pattern, lock)
+                    else:
+                        held_globs.append(lock)
+                by_key[key] = (index, held_globs, others)
+            index, held_globs, others = by_key[key]
+            if paths.is_literal(spec.pattern):
+                hits = index.overlapping(spec.pattern) + [
+                    lk
+                    for lk in held_globs
+                    if paths.overlap(lk.pattern, spec.pattern, self.ignorecase)
+                ]
+            else:
+                hits = [
+                    lk for lk in others if paths.overlap(lk.pattern, spec.pattern, self.ignorecase)
+                ]
+            for lock in sorted(hits, key=lambda lk: lk.id):
+                if spec.mode == LockMode.READ and lock.mode == LockMode.READ:
                     continue
-                if paths.overlap(lock.pattern, spec.pattern, self.ignorecase):
-                    found.append(Conflict(spec.pattern, lock, wanted=spec.mode))
+                found.append(Conflict(spec.pattern, lock, wanted=spec.mode))
         return found
 
     def _serialize_grants(self) -> None:

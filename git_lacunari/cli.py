@@ -736,56 +736,10 @@ def reconcile(
     spelling, `..`) is refused with exit 2; nothing is written over a path
     another agent holds, nor over uncommitted changes.
     """
-    from . import reconcile as rec
+    from .reconcile import command
 
-    if sum((abort, continue_, ref is not None)) != 1:
-        raise InvalidInput("give REF, or --abort, or --continue")
-    if (abort or continue_) and (dry_run or base_rev):
-        raise InvalidInput("--abort and --continue take no REF, --base or --dry-run")
-    if abort:
-        undone = rec.abort(session.repo)
-        return Result({"aborted": undone}, f"reconcile of {undone} aborted")
-    if continue_:
-        finished = rec.finish(session.repo, session.board())
-        if finished.left:
-            return Result(
-                {"ref": finished.ref, "paths": finished.paths, "conflicts": finished.left},
-                "",
-                unfinished=f"{len(finished.left)} conflict(s) left: "
-                f"{', '.join(finished.left[:5])}; resolve them and `git add`",
-            )
-        return Result(
-            {"ref": finished.ref, "paths": finished.paths, "conflicts": []},
-            f"reconciled {finished.ref}: committed",
-        )
-    assert ref is not None
-    # The board must answer: reconcile never writes a path it cannot prove free.
-    result = rec.reconcile(session.repo, session.board, ref, base_rev=base_rev, dry_run=dry_run)
-    counts: dict[str, int] = {}
-    for f in result.files:
-        counts[f.outcome.value] = counts.get(f.outcome.value, 0) + 1
-    lines = [
-        f"{f.outcome.value:<10} {f.path}  "
-        f"(base: {f.base_source.value}{' ' + f.base[:12] if f.base else ''}; {f.reason})"
-        for f in result.files
-    ]
-    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to do"
-    left = result.conflicts if not dry_run else []
-    return Result(
-        {
-            "dry_run": dry_run,
-            "clean": result.clean,
-            "files": [f.to_json() for f in result.files],
-            "counts": counts,
-            "conflicts": result.conflicts,
-        },
-        "\n".join([*lines, f"{'plan' if dry_run else 'reconciled'}: {summary}"]),
-        unfinished=(
-            f"{len(left)} conflict(s) left; resolve them, `git add`, then "
-            "`git lac reconcile --continue` (or --abort)"
-            if left
-            else None
-        ),
+    return command(
+        session, ref, base_rev=base_rev, dry_run=dry_run, abort=abort, continue_=continue_
     )
 
 

@@ -1,15 +1,18 @@
 """The `git-lac` executable.
 
 The hooks run `git-lac guard pre-commit` on every commit, so that exact call
-takes a path that never imports click (about a fifth of a hook's time);
-everything else, including any guard call with options, goes to the full
-command line in :mod:`git_lacunari.cli`. Both end at the same edge
+takes a path that never imports click (about a fifth of a hook's time), and so
+do the plain forms of `git lac reconcile` (whose fixed cost is measured in
+bench/reconcile.py); everything else, including any call with an option these
+parsers do not know (`-h`, say), goes to the full command line in
+:mod:`git_lacunari.cli`. Both end at the same edge
 (:mod:`git_lacunari.edge`): the same messages, JSON and exit codes.
 """
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 
 
 def _hook_call(argv: list[str]) -> tuple[str, str | None] | None:
@@ -20,10 +23,65 @@ def _hook_call(argv: list[str]) -> tuple[str, str | None] | None:
     return None
 
 
+@dataclass
+class _Reconcile:
+    ref: str | None = None
+    base_rev: str | None = None
+    dry_run: bool = False
+    abort: bool = False
+    continue_: bool = False
+    as_json: bool = False
+    as_name: str | None = None
+
+
+def _reconcile_call(argv: list[str]) -> _Reconcile | None:
+    """The options `git lac reconcile` documents, and nothing else: any other
+    word is left to click, which says what is wrong with it."""
+    if not argv or argv[0] != "reconcile":
+        return None
+    call = _Reconcile()
+    flags = {"--dry-run": "dry_run", "--abort": "abort", "--continue": "continue_"}
+    valued = {"--base": "base_rev", "--as": "as_name"}
+    words = iter(argv[1:])
+    for word in words:
+        name, eq, value = word.partition("=")
+        if word in flags and not getattr(call, flags[word]):
+            setattr(call, flags[word], True)
+        elif word == "--json":
+            call.as_json = True
+        elif name in valued and getattr(call, valued[name]) is None:
+            given = value if eq else next(words, None)
+            if not given or given.startswith("-"):
+                return None
+            setattr(call, valued[name], given)
+        elif word.startswith("-") or call.ref is not None:
+            return None
+        else:
+            call.ref = word
+    return call
+
+
 def main() -> None:
     argv = sys.argv[1:]
     hook = _hook_call(argv)
-    if hook is None:
+    fast = _reconcile_call(argv) if hook is None else None
+    if fast is not None:
+        from .edge import run
+        from .reconcile import command
+        from .session import Session
+
+        code = run(
+            lambda: command(
+                Session(fast.as_name),
+                fast.ref,
+                base_rev=fast.base_rev,
+                dry_run=fast.dry_run,
+                abort=fast.abort,
+                continue_=fast.continue_,
+            ),
+            as_json=fast.as_json,
+        )
+    elif hook is None:
         from .cli import run as full_command_line
 
         code = full_command_line(argv)

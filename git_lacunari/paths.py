@@ -366,7 +366,21 @@ HFS_IGNORABLE = frozenset(
     [chr(c) for c in (*range(0x200C, 0x2010), *range(0x202A, 0x202F), *range(0x206A, 0x2070))]
     + ["\ufeff"]
 )
-DOTGIT_FILES = (".gitmodules", ".gitattributes", ".gitignore", ".mailmap")
+# Files git treats specially, refused as symbolic links, with the 8.3 short
+# names NTFS also gives them (git's is_ntfs_dotgitmodules and friends): the
+# first six letters or a fixed hashed prefix, then "~" and a digit.
+DOTGIT_FILES = {
+    ".gitmodules": ("gitmod", "gi7eba"),
+    ".gitattributes": ("gitatt", "gi7d29"),
+    ".gitignore": ("gitign", "gi250a"),
+    ".mailmap": ("mailma", "maba30"),
+}
+
+
+def _is_short_name(name: str, prefixes: tuple[str, ...]) -> bool:
+    return len(name) == 8 and name[:6] in prefixes and name[6] == "~" and name[7] in "123456789"
+
+
 SYMLINK_MODE = "120000"
 
 
@@ -406,7 +420,7 @@ def checkout_refusal(path: str, mode: str = "100644") -> str | None:
                 return f"{piece!r} is another spelling of .git"
     if mode == SYMLINK_MODE:
         last = _dotgit_spellings(components[-1].split("\\")[-1])
-        for special in DOTGIT_FILES:
-            if special in last:
-                return f"a symbolic link named {special} is refused by git"
+        for special, short_names in DOTGIT_FILES.items():
+            if special in last or any(_is_short_name(n, short_names) for n in last):
+                return f"a symbolic link named {special} (in some spelling) is refused by git"
     return None

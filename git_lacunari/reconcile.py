@@ -21,18 +21,25 @@ brings is checked the way git checks paths it checks out
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .board import Board
+from .edge import Result
 from .errors import CannotWorkHere, InvalidInput, PathLocked
 from .paths import checkout_refusal
 from .repo import Repo, git
+
+if TYPE_CHECKING:  # the board's module is imported only once a board is opened
+    from .board import Board
+    from .session import Session
 
 NULL_OID = "0" * 40
 STATE_FILE = "lac-reconcile.json"
@@ -84,11 +91,11 @@ class FileResult:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "path": self.path,
+            "path": json_path(self.path),
             "outcome": self.outcome.value,
             "base": self.base,
             "base_source": self.base_source.value,
-            "reason": self.reason,
+            "reason": json_path(self.reason),
         }
 
 
@@ -132,13 +139,22 @@ def _git_rc(repo: Repo, *args: str, input: bytes | None = None) -> tuple[int, by
     return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace").strip()
 
 
+def _is_oid(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
+
+
 def _commit(repo: Repo, rev: str, what: str) -> str:
     code, out, _ = _git_rc(
         repo, "rev-parse", "--verify", "-q", "--end-of-options", f"{rev}^{{commit}}"
     )
-    if code != 0:
+    oid = out.decode().strip()
+    # rev-parse --verify takes "^X" (a negative revision) and prints "^<id>":
+    # only a plain object id names one commit.
+    if code != 0 or not _is_oid(oid):
+        if rev == "HEAD":
+            raise CannotWorkHere("HEAD has no commit yet: commit something first")
         raise InvalidInput(f"{what} {rev!r} is not a commit here")
-    return out.decode().strip()
+    return oid
 
 
 def _commits(repo: Repo, ref: str, base_rev: str | None) -> tuple[str, str, str | None]:
@@ -150,13 +166,27 @@ def _commits(repo: Repo, ref: str, base_rev: str | None) -> tuple[str, str, str 
         # name that is also a file from being read as one (and is echoed).
         code, out, _ = _git_rc(repo, "rev-parse", *(f"{rev}^{{commit}}" for rev, _ in named), "--")
         oids = [line for line in out.decode().split() if line != "--"] if code == 0 else []
-    if len(oids) != len(named):
+    if len(oids) != len(named) or not all(map(_is_oid, oids)):
         oids = [_commit(repo, rev, what) for rev, what in named]  # names the one that fails
     return oids[0], oids[1], (oids[2] if base_rev else None)
 
 
 def _name(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
+
+
+def shown(path: str) -> str:
+    """A path from REF as people see it: a name with control characters
+    (newlines, escapes) or bytes that are not UTF-8 is shown escaped, so a
+    crafted name cannot forge or hide lines of the report."""
+    if path.isprintable() and not any("\udc80" <= c <= "\udcff" for c in path):
+        return path
+    return repr(path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+
+
+def json_path(path: str) -> str:
+    """A path for strict JSON: bytes that are not UTF-8 as ``\\xNN``."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _diff(repo: Repo, a: str, b: str) -> dict[str, tuple[Entry | None, Entry | None]]:
@@ -218,6 +248,82 @@ def _history_blobs(repo: Repo, commit: str, paths: list[str]) -> dict[str, list[
         else:
             i += 1
     return found
+
+
+def _read_trees(proc: subprocess.Popen[bytes], oids: list[str]) -> list[bytes]:
+    """Raw tree objects from one running `git cat-file --batch`."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b"".join(oid.encode() + b"\n" for oid in oids))
+    proc.stdin.flush()
+    raws = []
+    for oid in oids:
+        header = proc.stdout.readline().split()
+        if len(header) != 3 or header[1] != b"tree":
+            raise CannotWorkHere(f"cannot read tree {oid}")
+        raws.append(proc.stdout.read(int(header[2])))
+        proc.stdout.read(1)  # the newline after each object
+    return raws
+
+
+def _entries(raw: bytes, width: int) -> list[tuple[bytes, bytes, str]]:
+    """(mode, name, oid) of a raw tree object, exactly as stored."""
+    found, pos = [], 0
+    while pos < len(raw):
+        space = raw.index(b" ", pos)
+        nul = raw.index(b"\0", space)
+        found.append((raw[pos:space], raw[space + 1 : nul], raw[nul + 1 : nul + 1 + width].hex()))
+        pos = nul + 1 + width
+    return found
+
+
+def _refuse_malformed(repo: Repo, ref: str, ours: str, theirs: str) -> None:
+    """Exit 2 for a tree no git would write: an empty name, a name with a
+    slash, one name twice. Git's merge machinery assumes well-formed trees
+    (some of these crash it), so every tree REF brings that is not ours
+    already is read raw and checked, as fsck would, before anything else."""
+    proc = subprocess.Popen(
+        ["git", "cat-file", "--batch"],
+        cwd=repo.toplevel,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        width = 32 if len(ours) == 64 else 20
+        level: list[tuple[str, str, str | None]] = [("", f"{theirs}^{{tree}}", f"{ours}^{{tree}}")]
+        while level:
+            raws = _read_trees(proc, [t for _, t, _ in level] + [o for _, _, o in level if o])
+            mine = iter(raws[len(level) :])
+            below: list[tuple[str, str, str | None]] = []
+            for (prefix, _tree, our_tree), raw in zip(level, raws, strict=False):
+                ours_here = (
+                    {n: (m, o) for m, n, o in _entries(next(mine), width)} if our_tree else {}
+                )
+                seen: set[bytes] = set()
+                for mode, name, oid in _entries(raw, width):
+                    shown = prefix + _name(name)
+                    if not name or b"/" in name or name in seen:
+                        what = (
+                            "an empty name"
+                            if not name
+                            else ("a name with a slash" if b"/" in name else "a name twice")
+                        )
+                        raise InvalidInput(
+                            f"refusing {ref}: its tree {prefix or '/'} has {what} "
+                            f"({shown!r}; a crafted tree)"
+                        )
+                    seen.add(name)
+                    theirs_mine = ours_here.get(name)
+                    if mode == b"40000" and (theirs_mine is None or theirs_mine[1] != oid):
+                        sub = theirs_mine[1] if theirs_mine and theirs_mine[0] == b"40000" else None
+                        below.append((shown + "/", oid, sub))
+            level = below
+    except (ValueError, OSError) as exc:
+        raise InvalidInput(f"refusing {ref}: a tree in it cannot be read ({exc})") from None
+    finally:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.wait()
 
 
 def _refuse_unsafe(ref: str, changed: dict[str, tuple[Entry | None, Entry | None]]) -> None:
@@ -467,6 +573,7 @@ def compute(
 ) -> Reconciliation:
     """The merge of ``ref`` into HEAD as objects only; refuses unsafe paths (exit 2)."""
     ours, theirs, base = _commits(repo, ref, base_rev)
+    _refuse_malformed(repo, ref, ours, theirs)
     changed = _diff(repo, ours, theirs)
     _refuse_unsafe(ref, changed)
     if not changed:
@@ -537,11 +644,14 @@ def _merge_files(repo: Repo) -> list[Path]:
 
 
 def _preflight(repo: Repo, recon: Reconciliation) -> None:
-    if (repo.git_dir / "MERGE_HEAD").exists():
+    """Refuse (exit 3) what a real run must not start over; a dry run asks too."""
+    if _load_state(repo) is not None:
         raise CannotWorkHere(
-            "a merge is in progress; finish it (git lac reconcile --continue) "
-            "or abort it (git lac reconcile --abort)"
+            "a reconcile is in progress here; finish it (git lac reconcile --continue) "
+            "or undo it (git lac reconcile --abort)"
         )
+    if (repo.git_dir / "MERGE_HEAD").exists():
+        raise CannotWorkHere("a git merge is in progress; commit it or `git merge --abort` first")
     for marker, what in BUSY_MARKERS:
         if (repo.git_dir / marker).exists():
             raise CannotWorkHere(f"a {what} is in progress; finish or abort it first")
@@ -551,15 +661,17 @@ def _preflight(repo: Repo, recon: Reconciliation) -> None:
     dirty = _dirty(repo, recon)
     if dirty:
         raise CannotWorkHere(
-            f"uncommitted changes to {', '.join(dirty[:5])}"
-            f"{' and more' if len(dirty) > 5 else ''} would be overwritten; commit or stash them"
+            f"uncommitted changes, untracked or ignored files at {', '.join(map(shown, dirty[:5]))}"
+            f"{' and more' if len(dirty) > 5 else ''} would be overwritten; "
+            "commit, stash or move them first"
         )
 
 
 def _dirty(repo: Repo, recon: Reconciliation) -> list[str]:
-    """Paths the merge would write that hold work not in HEAD. Cheap checks
-    first (a stat comparison, a file in the way of an addition); `git status`
-    only confirms what they flag. read-tree refuses them too, but names one."""
+    """Paths the merge would write that hold work not in HEAD, ignored files
+    included (git's own merge would delete those). Cheap checks first (a stat
+    comparison, something in the way of an addition); `git status` only
+    confirms what they flag."""
     paths = recon.written
     if not paths:
         return []
@@ -575,6 +687,7 @@ def _dirty(repo: Repo, recon: Reconciliation) -> list[str]:
         "--porcelain",
         "-z",
         "--untracked-files=all",
+        "--ignored=matching",
         "--no-renames",
         "--",
         *(f":(literal){p}" for p in sorted(suspects)),
@@ -588,39 +701,62 @@ def _index_line(mode: str, oid: str, stage: int | None, path: str) -> bytes:
     return f"{mode} {oid}{stage_part}\t".encode() + path.encode("utf-8", "surrogateescape") + b"\0"
 
 
-def apply(repo: Repo, recon: Reconciliation, *, recorded: bool) -> None:
+@contextlib.contextmanager
+def _uninterrupted() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block is done. The git processes it
+    runs inherit the mask, so a Ctrl-C to the process group does not kill
+    them half-way either; a signal that came meanwhile is then raised as
+    KeyboardInterrupt (exit 130, one JSON object), with the merge complete
+    and `--abort` able to undo it."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    blocked = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, blocked)  # pending ones arrive here
+        signal.signal(signal.SIGTERM, previous)
+
+
+def apply(repo: Repo, recon: Reconciliation) -> None:
     """Write the merge as ``git merge --no-commit`` leaves it: index (with
-    stages 1/2/3 for conflicts), work tree, MERGE_HEAD, MERGE_MSG."""
-    _preflight(repo, recon)
-    # Git writes the work tree: it refuses unsafe paths, never writes through
-    # a symlink, and a two-tree read-tree keeps unrelated local changes.
-    code, _, err = _git_rc(repo, "read-tree", "-m", "-u", recon.ours, recon.tree)
-    if code != 0:
-        first = err.splitlines()[0] if err else f"exit {code}"
-        raise CannotWorkHere(f"git refused to write the merge, nothing written: {first}")
-    if recon.stages:
-        conflicted = sorted({s.path for s in recon.stages})
-        lines = b"".join(_index_line("0", NULL_OID, None, p) for p in conflicted)
-        lines += b"".join(_index_line(s.mode, s.oid, s.stage, s.path) for s in recon.stages)
-        git("update-index", "-z", "--index-info", input=lines, cwd=repo.toplevel)
-    # ORIG_HEAD is a plain file in the git dir, as `git merge` writes it.
-    (repo.git_dir / "ORIG_HEAD").write_text(recon.ours + "\n")
-    merge_head, merge_msg, merge_mode = _merge_files(repo)
-    merge_head.write_text(recon.theirs + "\n")
-    merge_mode.write_text("no-ff")
-    message = f"Reconcile {recon.ref}\n"
-    if recon.conflicts:
-        message += "\n# Conflicts:\n" + "".join(f"#\t{p}\n" for p in recon.conflicts)
-    merge_msg.write_text(message)
-    state = {
-        "ref": recon.ref,
-        "orig_head": recon.ours,
-        "theirs": recon.theirs,
-        "paths": recon.written,
-        "conflicts": recon.conflicts,
-        "recorded": recorded,
-    }
-    _state_path(repo).write_text(json.dumps(state))
+    stages 1/2/3 for conflicts), work tree, MERGE_HEAD, MERGE_MSG, ORIG_HEAD.
+
+    The state file is written first, so that even a SIGKILL half-way leaves
+    something `--abort` can undo (it restores the paths the merge writes)."""
+    state = _State(recon.ref, recon.ours, recon.theirs, recon.written, recon.conflicts)
+    with _uninterrupted():
+        _save_state(repo, state)
+        (repo.git_dir / "ORIG_HEAD").write_text(recon.ours + "\n")  # as `git merge` does
+        # Git writes the work tree: it refuses unsafe paths, never writes through
+        # a symlink, and a two-tree read-tree keeps unrelated local changes. It
+        # checks everything before it writes anything.
+        code, _, err = _git_rc(repo, "read-tree", "-m", "-u", recon.ours, recon.tree)
+        if code != 0:
+            _state_path(repo).unlink(missing_ok=True)
+            first = err.splitlines()[0] if err else f"exit {code}"
+            raise CannotWorkHere(f"git refused to write the merge, nothing written: {first}")
+        if recon.stages:
+            conflicted = sorted({s.path for s in recon.stages})
+            lines = b"".join(_index_line("0", NULL_OID, None, p) for p in conflicted)
+            lines += b"".join(_index_line(s.mode, s.oid, s.stage, s.path) for s in recon.stages)
+            git("update-index", "-z", "--index-info", input=lines, cwd=repo.toplevel)
+        merge_head, merge_msg, merge_mode = _merge_files(repo)
+        message = f"Reconcile {recon.ref}\n"
+        if recon.conflicts:
+            message += "\n# Conflicts:\n" + "".join(f"#\t{p}\n" for p in recon.conflicts)
+        merge_msg.write_text(message)
+        merge_mode.write_text("no-ff")
+        merge_head.write_text(recon.theirs + "\n")
+        state.phase = "merging"
+        _save_state(repo, state)
 
 
 def unmerged(repo: Repo) -> list[str]:
@@ -630,12 +766,20 @@ def unmerged(repo: Repo) -> list[str]:
 
 @dataclass
 class _State:
+    """What `--abort` and `--continue` need, in the worktree's git dir."""
+
     ref: str
     orig_head: str
     theirs: str
     paths: list[str]
     conflicts: list[str]
-    recorded: bool
+    phase: str = "applying"  # then "merging", once MERGE_HEAD is written
+
+
+def _save_state(repo: Repo, state: _State) -> None:
+    tmp = _state_path(repo).with_suffix(".tmp")
+    tmp.write_text(json.dumps(state.__dict__, ensure_ascii=False))
+    tmp.replace(_state_path(repo))  # never half a file
 
 
 def _load_state(repo: Repo) -> _State | None:
@@ -646,34 +790,109 @@ def _load_state(repo: Repo) -> _State | None:
         return None
 
 
-def settle(repo: Repo, board: Board) -> None:
-    """A reconcile finished by a plain `git commit` (or undone by `git merge
-    --abort`) is noticed here: the commit records its event, then the state goes."""
+def _rev(repo: Repo, rev: str) -> str | None:
+    code, out, _ = _git_rc(repo, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}")
+    return out.decode().strip() if code == 0 else None
+
+
+def _merge_head(repo: Repo) -> str | None:
+    try:
+        return (repo.git_dir / "MERGE_HEAD").read_text().split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def _current(repo: Repo) -> _State | None:
+    """The reconcile in progress here, or None. A state file that no longer
+    matches the repository (HEAD moved, another merge started, MERGE_HEAD
+    gone) is stale: it must never steer `--abort` or `--continue`."""
     state = _load_state(repo)
-    if state is None or (repo.git_dir / "MERGE_HEAD").exists():
+    if state is None or _rev(repo, "HEAD") != state.orig_head:
+        return None
+    merge_head = _merge_head(repo)
+    if merge_head == state.theirs or (state.phase == "applying" and merge_head is None):
+        return state
+    return None
+
+
+def settle(repo: Repo, open_board: Callable[[], Board]) -> None:
+    """Tidy a reconcile that ended outside git-lac: one finished by a plain
+    `git commit` records its event now; one undone by `git merge --abort`, or
+    a stale state file, is forgotten."""
+    state = _load_state(repo)
+    if state is None or _current(repo) is not None:
         return
-    code, out, _ = _git_rc(repo, "rev-parse", "-q", "--verify", "HEAD^2")
-    if code == 0 and out.decode().strip() == state.theirs and not state.recorded:
-        board.record_reconciled(state.ref, state.paths, conflicts=[])
+    parents = [_rev(repo, "HEAD^1"), _rev(repo, "HEAD^2")]
+    if parents == [state.orig_head, state.theirs]:
+        open_board().record_reconciled(state.ref, state.paths, conflicts=[])
     _state_path(repo).unlink(missing_ok=True)
 
 
 def _in_progress(repo: Repo) -> _State:
-    state = _load_state(repo)
-    if state is None or not (repo.git_dir / "MERGE_HEAD").exists():
-        raise InvalidInput("no reconcile in progress here")
+    state = _current(repo)
+    if state is None:
+        hint = (
+            "; a git merge is in progress: `git merge --abort` or `git commit`"
+            if (repo.git_dir / "MERGE_HEAD").exists()
+            else ""
+        )
+        raise InvalidInput(f"no reconcile in progress here{hint}")
     return state
 
 
-def abort(repo: Repo) -> str:
+def abort_reconcile(repo: Repo) -> str:
     """Back to exactly the state before the reconcile; returns its REF."""
     state = _in_progress(repo)
-    # What `git merge --abort` does: reset the merge's paths and keep other
-    # unstaged changes (reconcile refused to start over any path it writes).
-    git("reset", "-q", "--merge", state.orig_head, cwd=repo.toplevel)
+    if state.phase == "applying":
+        _restore(repo, state)  # interrupted half-way: put back every path it writes
+    else:
+        # What `git merge --abort` does: reset the merge's paths and keep other
+        # unstaged changes (reconcile refused to start over any path it writes).
+        code, _, err = _git_rc(repo, "reset", "-q", "--merge", state.orig_head)
+        if code != 0:
+            raise CannotWorkHere(
+                f"cannot undo the reconcile: {err.splitlines()[0] if err else code}",
+                hint="git lac: changes made since the reconcile are in the way; "
+                "keep them elsewhere or drop them (git checkout -- PATH), then --abort again",
+            )
     for path in [*_merge_files(repo), _state_path(repo)]:
         path.unlink(missing_ok=True)
     return state.ref
+
+
+def _restore(repo: Repo, state: _State) -> None:
+    """The paths a merge writes, back as HEAD has them (index and work tree).
+    reconcile refused to start over local changes to any of them, so this
+    loses nothing; it never follows a symlink out of the work tree."""
+    in_head = _tree_entries(repo, state.orig_head, state.paths)
+    added = [p for p in state.paths if p not in in_head]
+    if added:
+        literal = [f":(literal){p}" for p in added]
+        git(
+            "rm",
+            "-q",
+            "-r",
+            "-f",
+            "--cached",
+            "--ignore-unmatch",
+            "--",
+            *literal,
+            cwd=repo.toplevel,
+        )
+        top = repo.toplevel.resolve()
+        for path in added:
+            target = top / path
+            if target.parent.resolve() != target.parent or not os.path.lexists(target):
+                continue  # through a symlink, or not there: not ours to touch
+            if not target.is_dir() or target.is_symlink():
+                target.unlink()
+            parent = target.parent
+            while parent != top and parent.is_dir() and not any(parent.iterdir()):
+                parent.rmdir()
+                parent = parent.parent
+    if in_head:
+        literal = [f":(literal){p}" for p in in_head]
+        git("checkout", "-q", "-f", state.orig_head, "--", *literal, cwd=repo.toplevel)
 
 
 @dataclass(frozen=True)
@@ -686,6 +905,11 @@ class Finished:
 def finish(repo: Repo, board: Board) -> Finished:
     """Commit a resolved reconcile and record it."""
     state = _in_progress(repo)
+    if state.phase == "applying":
+        raise CannotWorkHere(
+            "the reconcile was interrupted before it finished writing; "
+            "undo it with `git lac reconcile --abort` and run it again"
+        )
     left = unmerged(repo)
     if left:
         return Finished(state.ref, state.paths, left)
@@ -693,8 +917,7 @@ def finish(repo: Repo, board: Board) -> Finished:
     if code != 0:
         lines = err.splitlines()
         raise CannotWorkHere(f"git commit failed: {lines[-1] if lines else f'exit {code}'}")
-    if not state.recorded:
-        board.record_reconciled(state.ref, state.paths, conflicts=[])
+    board.record_reconciled(state.ref, state.paths, conflicts=[])
     _state_path(repo).unlink(missing_ok=True)
     return Finished(state.ref, state.paths, [])
 
@@ -723,13 +946,79 @@ def reconcile(
             opened.append(open_board())
         return opened[0]
 
-    if _load_state(repo) is not None:
-        settle(repo, board())
+    settle(repo, board)
     recon = compute(repo, ref, base_rev=base_rev, lock_bases=lambda p: board().lock_bases(p))
-    if dry_run or not recon.written:
-        return recon  # a dry run, or their work is already here: nothing to write or record
+    if not recon.written:
+        return recon  # their work is already here: nothing to write or record
     refuse_held(board(), recon)
-    apply(repo, recon, recorded=recon.clean)
-    if recon.clean:
-        board().record_reconciled(ref, recon.written, conflicts=[])
+    _preflight(repo, recon)  # a dry run says what a real run would refuse, too
+    if not dry_run:
+        # The `reconciled` event is recorded when the merge is committed
+        # (--continue, or a plain commit noticed by the next reconcile): an
+        # aborted reconcile leaves no trace on the board.
+        apply(repo, recon)
     return recon
+
+
+# --- the command: shared by the click command line and entry.py's fast path ------------
+
+
+def command(
+    session: Session,
+    ref: str | None,
+    *,
+    base_rev: str | None,
+    dry_run: bool,
+    abort: bool,
+    continue_: bool,
+) -> Result:
+    """`git lac reconcile`, without click: the fast path in :mod:`entry` calls
+    it directly, so a reconcile pays for no command-line framework."""
+    if sum((abort, continue_, ref is not None)) != 1:
+        raise InvalidInput("give exactly one of REF, --abort and --continue")
+    if (abort or continue_) and (dry_run or base_rev):
+        raise InvalidInput("--abort and --continue take no REF, --base or --dry-run")
+    settle(session.repo, session.board)
+    if abort:
+        undone = abort_reconcile(session.repo)
+        return Result({"aborted": json_path(undone)}, f"reconcile of {shown(undone)} aborted")
+    if continue_:
+        finished = finish(session.repo, session.board())
+        done = {"ref": json_path(finished.ref), "paths": [json_path(p) for p in finished.paths]}
+        if finished.left:
+            return Result(
+                {**done, "conflicts": [json_path(p) for p in finished.left]},
+                "",
+                unfinished=f"{len(finished.left)} conflict(s) left: "
+                f"{', '.join(map(shown, finished.left[:5]))}; resolve them and `git add`",
+            )
+        return Result({**done, "conflicts": []}, f"reconciled {shown(finished.ref)}: committed")
+    assert ref is not None
+    # The board must answer: reconcile never writes a path it cannot prove free.
+    result = reconcile(session.repo, session.board, ref, base_rev=base_rev, dry_run=dry_run)
+    counts: dict[str, int] = {}
+    for f in result.files:
+        counts[f.outcome.value] = counts.get(f.outcome.value, 0) + 1
+    lines = [
+        f"{f.outcome.value:<10} {shown(f.path)}  "
+        f"(base: {f.base_source.value}{' ' + f.base[:12] if f.base else ''}; {shown(f.reason)})"
+        for f in result.files
+    ]
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing to do"
+    left = result.conflicts if not dry_run else []
+    return Result(
+        {
+            "dry_run": dry_run,
+            "clean": result.clean,
+            "files": [f.to_json() for f in result.files],
+            "counts": counts,
+            "conflicts": [json_path(p) for p in result.conflicts],
+        },
+        "\n".join([*lines, f"{'plan' if dry_run else 'reconciled'}: {summary}"]),
+        unfinished=(
+            f"{len(left)} conflict(s) left; resolve them, `git add`, then "
+            "`git lac reconcile --continue` (or --abort)"
+            if left
+            else None
+        ),
+    )

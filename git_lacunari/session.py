@@ -7,11 +7,14 @@ use it without paying for the command-line framework.
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
-from .board import Board
 from .identity import Identity
 from .identity import resolve as resolve_identity
 from .repo import Repo, discover
+
+if TYPE_CHECKING:  # imported when a board is opened: a reconcile with nothing to do needs none
+    from .board import Board
 
 
 class Session:
@@ -34,6 +37,7 @@ class Session:
         return resolve_identity(self.repo, self.as_name)
 
     def board(self, *, create: bool = False, url: str | None = None, touch: bool = True) -> Board:
+        from .board import Board
         from .store import open_store
 
         repo = self.repo

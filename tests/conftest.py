@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -22,7 +23,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 import pytest
@@ -37,21 +38,83 @@ BACKENDS = ["sqlite", "postgres"]
 
 # --- sealing tests from the user's git and lac settings ----------------------
 
+GITCONFIG = (
+    "[user]\n\tname = Test User\n\temail = tester@example.com\n"
+    "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+    "[core]\n\teol = lf\n\tautocrlf = false\n"
+)
+# What the seal lets through of the caller's environment by name prefix: the
+# knobs that point the suite at its PostgreSQL server (read by ``pg_server``).
+SEAL_KEEPS = ("LAC_TEST_", "LAC_REQUIRE_PG")
+# Dropped whole, by prefix: every git setting (config injected through the
+# environment, a GIT_DIR or index from a hook we run inside, identities,
+# traces, pathspec magic), every pre-commit framework variable (a leaked
+# PRE_COMMIT_REMOTE_NAME turns `guard pre-push` into framework mode), and
+# every git-lacunari knob (an agent, capabilities, LAC_GUARD=off).
+SEAL_DROPS = ("GIT_", "PRE_COMMIT", "LAC_")
+# Dropped by name: identities git falls back on, editors and pagers a command
+# could block on, and locale choices that would translate git's messages.
+SEAL_DROP_NAMES = (
+    "EMAIL",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "MANPAGER",
+    "LESS",
+    "LANGUAGE",
+    "SSH_ASKPASS",
+    "XDG_CONFIG_DIRS",
+)
+
 
 @pytest.fixture(autouse=True)
 def sealed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test runs as a fresh user, in an empty directory of its own.
+
+    As tight as git-revise's ``hermetic_seal``, and tighter: nothing of the
+    caller's git, pre-commit or git-lacunari settings reaches a test, whether
+    it comes from a config file (HOME, XDG, system) or from the environment
+    (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT/KEY_n/VALUE_n, a hook's GIT_DIR).
+    ``tests/test_seal.py`` proves it by running the suite's own probe under a
+    poisoned environment.
+    """
+    # libpq looks for ~/.pgpass in HOME, which moves below: keep the caller's
+    # file reachable so a password-protected LAC_TEST_DSN still connects.
+    pgpass = Path.home() / ".pgpass"
+    if "PGPASSFILE" not in os.environ and pgpass.is_file():
+        monkeypatch.setenv("PGPASSFILE", str(pgpass))
+    for var in list(os.environ):
+        if var.startswith(SEAL_KEEPS):
+            continue
+        if var.startswith(SEAL_DROPS) or var in SEAL_DROP_NAMES:
+            monkeypatch.delenv(var)
     home = tmp_path_factory.mktemp("home")
-    (home / ".gitconfig").write_text(
-        "[user]\n\tname = Test User\n\temail = tester@example.com\n"
-        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
-    )
+    (home / ".gitconfig").write_text(GITCONFIG)
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "LAC_AGENT", "LAC_CAPS", "LAC_GUARD"):
-        monkeypatch.delenv(var, raising=False)
     for var in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
         monkeypatch.setenv(var, "2026-01-01T00:00:00+0000")
+    # Anything that would wait for a person fails at once instead of hanging.
+    for var in ("GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "EDITOR", "VISUAL"):
+        monkeypatch.setenv(var, "false")
+    for var in ("GIT_PAGER", "PAGER"):
+        monkeypatch.setenv(var, "cat")
+    monkeypatch.setenv("GIT_TERMINAL_PROMPT", "0")
+    # One language for the messages tests read; one zone for the times they print.
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    monkeypatch.setenv("TZ", "UTC")
+    # The login name is the last fallback of the agent name.
+    for var in ("USER", "LOGNAME"):
+        monkeypatch.setenv(var, "tester")
+    # A working directory of its own, empty, and no repository above it: a test
+    # that forgets its cwd= fails instead of acting on the checkout it runs from.
+    workdir = tmp_path_factory.mktemp("cwd")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path_factory.getbasetemp().parent))
+    monkeypatch.chdir(workdir)
     return home
 
 
@@ -201,6 +264,37 @@ def board_url(backend: str, request: pytest.FixtureRequest) -> Iterator[str | No
         yield url
 
 
+# --- reaching under the board ---------------------------------------------------
+
+_PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+
+
+def board_sql(store: Store, sql: str, /, **params: Any) -> list[dict[str, Any]]:
+    """Run one statement on the store's own connection, for a state the verbs
+    cannot make on demand (a claim silent for an hour); ``:name`` parameters on
+    both dialects. Both stores' connections are in autocommit mode, so it is
+    committed when this returns. Returns the rows, if the statement has any."""
+    conn = cast(Any, store).conn
+    if store.dialect == "postgres":
+        sql = _PARAM.sub(r"%(\1)s", sql.replace("%", "%%"))
+    cursor = conn.execute(sql, params)
+    return list(cursor.fetchall()) if cursor.description is not None else []
+
+
+def backdate_claim(store: Store, task_id: int, seconds: float) -> None:
+    """Make a claim's last heartbeat (and its claim) ``seconds`` older, as if
+    its holder had gone silent that long: staleness without sleeping against
+    a real stale-after. Heartbeats are epoch seconds on both dialects."""
+    rows = board_sql(
+        store,
+        "UPDATE lac_tasks SET heartbeat_at = heartbeat_at - :s, claimed_at = claimed_at - :s"
+        " WHERE id = :id AND state = 'claimed' RETURNING id",
+        s=float(seconds),
+        id=task_id,
+    )
+    assert len(rows) == 1, f"task #{task_id} is not claimed: nothing to backdate"
+
+
 @dataclass
 class Boards:
     """Opens boards on one repository and one backend, as any agent."""
@@ -222,6 +316,14 @@ class Boards:
         repo = discover(self.repo)
         ident = Identity(agent, "test", tuple(sorted(caps)), "test")
         return Board(self.store(), ident, prefix=prefix, blob_ids=repo.blob_ids)
+
+    def backdate(self, task_id: int, seconds: float) -> None:
+        """See :func:`backdate_claim`."""
+        backdate_claim(self.store(), task_id, seconds)
+
+    def sql(self, sql: str, /, **params: Any) -> list[dict[str, Any]]:
+        """See :func:`board_sql`."""
+        return board_sql(self.store(), sql, **params)
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 
 from git_lacunari.board import MAX_TITLE
 from git_lacunari.errors import BadPath, InvalidInput, Refused
-from git_lacunari.model import LockMode
+from git_lacunari.model import EventKind, LockMode
 
 from .conftest import Boards, git
 
@@ -62,7 +62,7 @@ def test_claiming_your_own_claim_again_succeeds(boards: Boards) -> None:
     again = alice.claim(task.id)
     assert again.again and again.task.owner == "alice" and again.task.attempts == 1
     assert [lk.id for lk in again.locks] == [lk.id for lk in first.locks]
-    assert [e.kind for e in alice.log(task.id)].count("claimed") == 1
+    assert [e.kind for e in alice.log(task.id)].count(EventKind.CLAIMED) == 1
 
 
 def test_unmet_dependency_then_claimable_once_done(boards: Boards) -> None:
@@ -414,7 +414,7 @@ def test_bad_task_ids(boards: Boards, bad: str) -> None:
     alice = boards("alice")
     for verb in (alice.claim, alice.show, alice.done, alice.release):
         with pytest.raises(InvalidInput):
-            verb(bad)  # type: ignore[operator]
+            verb(bad)  # type: ignore[arg-type]
 
 
 def test_unknown_state(boards: Boards) -> None:

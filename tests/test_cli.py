@@ -187,15 +187,14 @@ def test_init_is_idempotent(lac: Lac, repo: Path) -> None:
 
 
 def test_board_newer_than_code_refuses(lac: Lac, repo: Path, boards: object) -> None:
-    from .conftest import Boards
+    from .conftest import Boards, board_sql
 
     assert isinstance(boards, Boards)
     store = boards.store()
     if store.dialect == "sqlite":
-        raw = store.conn
-        raw.execute("INSERT INTO lac_schema_version VALUES (999, 'future', 0)")
+        board_sql(store, "INSERT INTO lac_schema_version VALUES (999, 'future', 0)")
     else:
-        store.conn.execute("INSERT INTO lac_schema_version (version, name) VALUES (999, 'future')")
+        board_sql(store, "INSERT INTO lac_schema_version (version, name) VALUES (999, 'future')")
     result = lac("tasks")
     assert result.code == 3 and "newer than this git-lacunari knows" in result.err
 

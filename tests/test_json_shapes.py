@@ -105,14 +105,21 @@ def array(items: Schema) -> Schema:
     return {"type": "array", "items": items}
 
 
-def obj(optional: tuple[str, ...] = (), **props: Schema) -> Schema:
-    """An object with exactly these keys, all required except ``optional``."""
+def obj(**props: Schema) -> Schema:
+    """An object with exactly these keys, all required (see :func:`with_optional`)."""
     return {
         "type": "object",
         "properties": props,
-        "required": [k for k in props if k not in optional],
+        "required": list(props),
         "additionalProperties": False,
     }
+
+
+def with_optional(optional: tuple[str, ...], **props: Schema) -> Schema:
+    """An object with exactly these keys, all required but ``optional``."""
+    schema = obj(**props)
+    schema["required"] = [k for k in props if k not in optional]
+    return schema
 
 
 MODE: Schema = {"type": "string", "enum": [m.value for m in LockMode]}
@@ -157,7 +164,7 @@ EVENT = obj(
 HOOK_CHANGE = obj(hook=STR, action=STR, path=STR)
 GUARD = {"hook": STR, "checked": INT, "skipped": BOOL, "offline": BOOL}
 EXPIRED = obj(task=INT, previous_owner=STR, silent_for=NUM, attempts=INT, locks=array(STR))
-CONFLICT = obj(
+CONFLICT = with_optional(
     ("ref", "commit"),
     path=STR,
     wanted=MODE,

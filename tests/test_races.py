@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
+import queue as queues
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -37,15 +39,34 @@ def open_board(repo: Path, url: str | None, agent: str) -> Board:
 
 
 def run_workers(target: Any, count: int, *args: Any) -> list[Any]:
-    """Start ``count`` processes of ``target(index, *args, queue)``; gather what they put."""
+    """Start ``count`` processes of ``target(index, *args, queue)``; gather what they put.
+
+    A worker that dies without reporting (a crash no ``except`` sees) fails the
+    test at once instead of leaving it waiting out the deadline; whatever is
+    still running when the test ends is killed."""
     queue = FORK.Queue()
     procs = [FORK.Process(target=target, args=(i, *args, queue)) for i in range(count)]
-    for proc in procs:
-        proc.start()
-    results = [queue.get(timeout=BARRIER_TIMEOUT_S * 2) for _ in procs]
-    for proc in procs:
-        proc.join(timeout=60)
-        assert proc.exitcode == 0, f"worker exited with {proc.exitcode}"
+    results: list[Any] = []
+    deadline = time.monotonic() + BARRIER_TIMEOUT_S * 2
+    try:
+        for proc in procs:
+            proc.start()
+        while len(results) < count:
+            try:
+                results.append(queue.get(timeout=0.5))
+            except queues.Empty:
+                crashed = [p.exitcode for p in procs if p.exitcode not in (None, 0)]
+                assert not crashed, f"a worker died without reporting (exit {crashed[0]})"
+                assert any(p.is_alive() for p in procs), "every worker exited, some unreported"
+                assert time.monotonic() < deadline, "the workers did not report in time"
+        for proc in procs:
+            proc.join(timeout=60)
+            assert proc.exitcode == 0, f"worker exited with {proc.exitcode}"
+    finally:
+        for proc in procs:
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
     errors = [r for r in results if isinstance(r, str)]
     assert not errors, errors[0]
     return results
@@ -69,7 +90,7 @@ def _claim_same(
 ) -> list[tuple[int, str, str | None, Any]]:
     agent = f"racer-{index}"
     board = open_board(repo, url, agent)
-    seen = []
+    seen: list[tuple[int, str, str | None, Any]] = []
     for task_id in task_ids:
         barrier.wait(BARRIER_TIMEOUT_S)
         try:
@@ -183,6 +204,11 @@ def test_overlapping_write_locks_never_granted_twice(
             assert writers == 1, rows
 
 
+def finished(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    out, _ = proc.communicate(timeout=120)
+    return proc.returncode, out
+
+
 def test_cli_processes_race_for_one_task(repo: Path, board_url: str | None) -> None:
     """Whole `git lac claim` processes, as agents really run them."""
     init = ["init"] + (["--url", board_url] if board_url else [])
@@ -201,7 +227,13 @@ def test_cli_processes_race_for_one_task(repo: Path, board_url: str | None) -> N
         )
         for i in range(10)
     ]
-    outputs = [(p.wait(), p.communicate()[0]) for p in procs]
+    try:
+        outputs = [finished(proc) for proc in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
     codes = Counter(code for code, _ in outputs)
     assert codes == Counter({0: 1, 1: 9}), outputs
     winner = next(json.loads(out)["task"]["owner"] for code, out in outputs if code == 0)

@@ -12,13 +12,19 @@ Lac = Callable[..., Result]
 LINES = "".join(f"line {n}\n" for n in range(1, 21))
 
 
-def write(repo: Path, path: str, text: str | bytes) -> None:
+def write(repo: Path, path: str, text: str | bytes) -> Path:
     target = repo / path
     target.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(text, bytes):
         target.write_bytes(text)
     else:
         target.write_text(text)
+    return target
+
+
+def remove(path: Path) -> Path:
+    path.unlink()
+    return path
 
 
 def commit_all(repo: Path, message: str) -> str:
@@ -33,7 +39,7 @@ def edit_line(text: str, n: int, new: str) -> str:
     return "".join(lines)
 
 
-def fork(repo: Path, ours: Callable[[], None], theirs: Callable[[], None]) -> None:
+def fork(repo: Path, ours: Callable[[], object], theirs: Callable[[], object]) -> None:
     """Branch `offline` from HEAD; apply ``theirs`` there and ``ours`` on main."""
     git(repo, "checkout", "-q", "-b", "offline")
     theirs()
@@ -141,7 +147,7 @@ def test_added_on_both_sides_and_deleted_versus_modified(lac: Lac, repo: Path) -
         theirs=lambda: (
             write(repo, "both.txt", "theirs\n"),
             write(repo, "same.txt", "same\n"),
-            (repo / "gone.txt").unlink(),
+            remove(repo / "gone.txt"),
         ),
     )
     result = lac("reconcile", "offline", "--json")
@@ -252,6 +258,9 @@ def test_base_recorded_by_a_lock_is_preferred(lac: Lac, repo: Path) -> None:
     (entry,) = result.json["files"]
     assert (entry["base_source"], entry["base"]) == ("lock", locked_blob)
     kinds = [e["kind"] for e in lac("log", "--json").json["events"]]
+    assert "reconciled" not in kinds, "recorded when committed, not before"
+    assert lac("reconcile", "--continue").code == 0
+    kinds = [e["kind"] for e in lac("log", "--json").json["events"]]
     assert kinds[-1] == "reconciled"
 
 
@@ -269,10 +278,10 @@ def test_bad_input(lac: Lac, repo: Path) -> None:
     )
     write(repo, "doc.txt", "uncommitted\n")
     dirty = lac("reconcile", "offline")
-    assert dirty.code == 3 and "uncommitted changes to doc.txt" in dirty.err
+    assert dirty.code == 3 and "ignored files at doc.txt would be overwritten" in dirty.err
     assert (repo / "doc.txt").read_text() == "uncommitted\n"
     assert not (repo / ".git" / "MERGE_HEAD").exists()
     nothing = lac("reconcile", "--abort")
     assert nothing.code == 2 and "no reconcile in progress" in nothing.err
     both = lac("reconcile", "offline", "--abort")
-    assert both.code == 2 and "give REF, or --abort, or --continue" in both.err
+    assert both.code == 2 and "exactly one of REF, --abort and --continue" in both.err

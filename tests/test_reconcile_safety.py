@@ -8,7 +8,11 @@ tree. The board is the embedded default; these tests are about git.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import signal
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -48,7 +52,7 @@ def mktree(repo: Path, entries: dict[str, tuple[str, str]]) -> str:
         f"{mode} {kinds.get(mode, 'blob')} {oid}\t{name}" for name, (mode, oid) in here.items()
     ]
     lines += [f"040000 tree {mktree(repo, sub)}\t{name}" for name, sub in below.items()]
-    return git(repo, "mktree", "--missing", input="\n".join(lines) + "\n").strip()
+    return git(repo, "mktree", "-z", "--missing", input="\0".join(lines) + "\0").strip()
 
 
 def their_commit(repo: Path, extra: dict[str, tuple[str, str]]) -> str:
@@ -138,7 +142,7 @@ def test_a_symlink_beside_a_directory_of_the_same_name_is_refused(
     payload = blob(repo, b"pwned\n")
     evil = their_commit(repo, {"evil": ("120000", link), "evil/x": ("100644", payload)})
     result = lac("reconcile", evil)
-    assert result.code == 2 and "both a file and a directory" in result.err
+    assert result.code == 2 and "a name twice" in result.err
     assert list(outside.iterdir()) == []
 
 
@@ -293,3 +297,184 @@ def test_a_submodule_entry_is_taken_as_git_takes_it(lac: Lac, repo: Path) -> Non
     ]
     assert git(repo, "ls-files", "-s", "vendor/lib").split()[:2] == ["160000", pinned]
     assert (repo / "vendor" / "lib").is_dir() and not any((repo / "vendor" / "lib").iterdir())
+
+
+def raw_tree(repo: Path, entries: list[tuple[str, str, str]]) -> str:
+    """A tree object written as given (no sorting, no checks): what only a
+    hostile peer makes. Entries are (mode, name, oid)."""
+    data = b"".join(
+        mode.encode() + b" " + name.encode() + b"\0" + bytes.fromhex(oid)
+        for mode, name, oid in entries
+    )
+    proc = subprocess.run(
+        ["git", "hash-object", "-w", "-t", "tree", "--literally", "--stdin"],
+        cwd=repo,
+        input=data,
+        capture_output=True,
+        check=True,
+    )
+    return proc.stdout.decode().strip()
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("a/b", "a name with a slash"), ("", "an empty name"), ("README", "a name twice")],
+)
+def test_malformed_trees_are_refused_before_git_merges_them(
+    lac: Lac, repo: Path, name: str, said: str
+) -> None:
+    readme = git(repo, "rev-parse", "HEAD:README").strip()
+    core = git(repo, "rev-parse", "HEAD:core").strip()
+    evil = blob(repo, b"evil\n")
+    tree = raw_tree(
+        repo, [("100644", "README", readme), ("100644", name, evil), ("40000", "core", core)]
+    )
+    theirs = git(repo, "commit-tree", tree, "-p", "HEAD", "-m", "crafted").strip()
+    before = snapshot(repo)
+    for args in ((theirs,), (theirs, "--dry-run")):
+        result = lac("reconcile", *args)
+        assert result.code == 2 and said in result.err, result
+        assert "Traceback" not in result.err and "Assertion" not in result.err
+    assert snapshot(repo) == before
+
+
+def test_ntfs_short_names_of_gitmodules_are_refused_as_symlinks(lac: Lac, repo: Path) -> None:
+    for name in ("gitmod~1", "GI7EBA~1", "gitatt~2 ."):
+        theirs = their_commit(repo, {name: ("120000", blob(repo, b"/etc/passwd"))})
+        result = lac("reconcile", theirs, "--dry-run")
+        assert result.code == 2 and "symbolic link named" in result.err, (name, result)
+
+
+@pytest.mark.parametrize("ref", ["^HEAD", "^main", "HEAD..main"])
+def test_a_negative_revision_or_range_is_not_a_commit(lac: Lac, repo: Path, ref: str) -> None:
+    result = lac("reconcile", ref)
+    assert result.code == 2 and "is not a commit here" in result.err, result
+
+
+def test_unborn_head_cannot_work_here(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "init", "-q", str(fresh))
+    result = lac_inprocess(fresh, "reconcile", "main")
+    assert result.code == 3 and "HEAD has no commit yet" in result.err, result
+
+
+def test_a_path_that_forges_report_lines_is_shown_escaped(lac: Lac, repo: Path) -> None:
+    name = "run.sh  (base: none)\nplan: nothing to do\x1b[8m"
+    theirs = their_commit(repo, {name: ("100644", blob(repo, b"x\n"))})
+    result = lac("reconcile", theirs, "--dry-run")
+    assert result.code == 0, result
+    assert "\x1b" not in result.out and "\nplan: nothing to do" not in result.out
+    assert result.out.strip().splitlines()[-1] == "plan: 1 taken"
+
+
+def test_ignored_files_in_the_way_are_refused(lac: Lac, repo: Path) -> None:
+    (repo / ".gitignore").write_text("*.log\nbuild\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-qm", "ignore")
+    theirs = their_commit(
+        repo, {"x.log": ("100644", blob(repo, b"theirs\n")), "build": ("100644", blob(repo, b"b"))}
+    )
+    (repo / "x.log").write_text("my log\n")
+    (repo / "build").mkdir()
+    (repo / "build" / "data").write_text("mine\n")
+    result = lac("reconcile", theirs)
+    assert result.code == 3 and "ignored files" in result.err, result
+    assert (repo / "x.log").read_text() == "my log\n"
+    assert (repo / "build" / "data").read_text() == "mine\n"
+
+
+def test_a_stale_state_never_steers_abort_or_continue(lac: Lac, repo: Path) -> None:
+    fork_conflict(repo)
+    assert lac("reconcile", "offline").code == 1
+    git(repo, "merge", "--abort")  # undone with git's own command: the state file is stale
+    (repo / "later.txt").write_text("later work\n")
+    git(repo, "add", "later.txt")
+    git(repo, "commit", "-qm", "later work")
+    later = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-qb", "x", "HEAD~1")
+    (repo / "later.txt").write_text("other work\n")
+    git(repo, "add", "later.txt")
+    git(repo, "commit", "-qm", "x")
+    git(repo, "checkout", "-q", "main")
+    merging = subprocess.run(["git", "merge", "-q", "x"], cwd=repo, capture_output=True)
+    assert merging.returncode == 1  # an ordinary conflicting git merge
+    for verb in ("--abort", "--continue"):
+        result = lac("reconcile", verb)
+        assert result.code == 2 and "git merge --abort" in result.err, result
+    assert git(repo, "rev-parse", "HEAD").strip() == later, "no commit lost"
+    assert "reconciled" not in [e["kind"] for e in lac("log", "--json").json["events"]]
+
+
+def test_aborting_a_clean_reconcile_leaves_no_event(lac: Lac, repo: Path) -> None:
+    git(repo, "checkout", "-qb", "offline")
+    (repo / "new.txt").write_text("theirs\n")
+    git(repo, "add", "new.txt")
+    git(repo, "commit", "-qm", "theirs")
+    git(repo, "checkout", "-q", "main")
+    assert lac("reconcile", "offline").code == 0
+    assert lac("reconcile", "--abort").code == 0
+    assert "reconciled" not in [e["kind"] for e in lac("log", "--json").json["events"]]
+    assert not (repo / "new.txt").exists()
+
+
+def test_a_dry_run_refuses_what_a_real_run_refuses(lac: Lac, repo: Path) -> None:
+    fork_conflict(repo)
+    assert lac("reconcile", "offline").code == 1
+    result = lac("reconcile", "offline", "--dry-run")
+    assert result.code == 3 and "reconcile is in progress" in result.err
+
+
+# A process that dies at the worst moment: right after git has written the
+# work tree and index, before reconcile wrote MERGE_HEAD.
+DIE_AFTER_READ_TREE = """
+import os, signal, sys
+from git_lacunari import reconcile
+real = reconcile._git_rc
+def dying(repo, *args, **kwargs):
+    result = real(repo, *args, **kwargs)
+    if args[0] == "read-tree":
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+    return result
+reconcile._git_rc = dying
+from git_lacunari.cli import run
+sys.exit(run(sys.argv[2:]))
+"""
+
+
+def run_dying(repo: Path, signame: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", DIE_AFTER_READ_TREE, signame, *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_sigkill_half_way_can_be_undone_exactly(lac: Lac, repo: Path) -> None:
+    fork_conflict(repo)
+    (repo / "keep.txt").write_text("an unstaged change elsewhere\n")
+    before = snapshot(repo)
+    died = run_dying(repo, "SIGKILL", "reconcile", "offline")
+    assert died.returncode == -signal.SIGKILL
+    assert snapshot(repo) != before, "it did die half-way: the work tree is written"
+    assert not (repo / ".git" / "MERGE_HEAD").exists(), "...and MERGE_HEAD is not"
+    again = lac("reconcile", "offline")
+    assert again.code == 3 and "reconcile is in progress" in again.err
+    cont = lac("reconcile", "--continue")
+    assert cont.code == 3 and "interrupted" in cont.err
+    assert lac("reconcile", "--abort").code == 0
+    assert snapshot(repo) == before
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_signal_waits_for_a_whole_merge_then_exit_130(lac: Lac, repo: Path, signame: str) -> None:
+    fork_conflict(repo)
+    before = snapshot(repo)
+    stopped = run_dying(repo, signame, "reconcile", "offline", "--json")
+    assert stopped.returncode == 130, stopped
+    body = json.loads(stopped.stdout)
+    assert body["ok"] is False and body["error"]["kind"] == "interrupted"
+    assert (repo / ".git" / "MERGE_HEAD").exists(), "the merge state is whole"
+    assert "UU doc.txt" in git(repo, "status", "--porcelain")
+    assert lac("reconcile", "--abort").code == 0
+    assert snapshot(repo) == before

@@ -16,6 +16,7 @@ from git_lacunari.durations import format_duration, parse_duration
 from git_lacunari.errors import BadDuration
 
 from .conftest import Result, lac_inprocess, lac_process
+from .test_liveness import Spawn, spawn, wait_for  # noqa: F401 - spawn is a fixture
 
 Lac = Callable[..., Result]
 
@@ -258,10 +259,12 @@ def test_keeper_stale_after_is_a_floor(lac: Lac, repo: Path, board_url: str | No
 
 
 def test_keeper_never_hands_a_live_drainers_task_to_a_second_worker(
-    lac: Lac, repo: Path, board_url: str | None, tmp_path: Path
+    lac: Lac,
+    repo: Path,
+    board_url: str | None,
+    tmp_path: Path,
+    spawn: Spawn,  # noqa: F811
 ) -> None:
-    from .test_liveness import spawn, wait_for
-
     lac("task", "add", "long", "--lane", "x", "--write", "core/")
     started = tmp_path / "started"
     drainer = spawn(
@@ -275,10 +278,9 @@ def test_keeper_never_hands_a_live_drainers_task_to_a_second_worker(
         "-c",
         f"touch {started}; sleep 60",
         agent="worker-1",
-        start_new_session=True,
     )
     try:
-        wait_for(started.exists)
+        wait_for(started.exists, "the drainer's command started")
         claim = lac("show", "1", "--json").json["task"]
         assert (claim["state"], claim["stale_after"]) == ("claimed", 1800.0)
         # The board's default changes under the live claim, ten minutes of
@@ -358,9 +360,12 @@ def test_drain_json_keeps_the_commands_output_off_stdout(lac: Lac, repo: Path) -
     assert "NOISE" in got.err
 
 
-def test_sigkilled_drainers_command_is_gone(lac: Lac, repo: Path, tmp_path: Path) -> None:
-    from .test_liveness import spawn, wait_for
-
+def test_sigkilled_drainers_command_is_gone(
+    lac: Lac,
+    repo: Path,
+    tmp_path: Path,
+    spawn: Spawn,  # noqa: F811
+) -> None:
     lac("task", "add", "long", "--lane", "k")
     pidfile = tmp_path / "pid"
     drainer = spawn(
@@ -375,7 +380,7 @@ def test_sigkilled_drainers_command_is_gone(lac: Lac, repo: Path, tmp_path: Path
         f"echo $$ > {pidfile}; exec sleep 120",
         agent="victim",
     )
-    wait_for(lambda: pidfile.exists() and pidfile.read_text().strip() != "")
+    wait_for(lambda: pidfile.exists() and pidfile.read_text().strip() != "", "the command ran")
     command = int(pidfile.read_text())
     os.kill(drainer.pid, signal.SIGKILL)  # the drainer alone, not its group
     drainer.wait(timeout=10)
@@ -389,4 +394,4 @@ def test_sigkilled_drainers_command_is_gone(lac: Lac, repo: Path, tmp_path: Path
         stat = Path(f"/proc/{command}/stat")
         return stat.exists() and stat.read_text().split(") ")[1].startswith("Z")
 
-    wait_for(gone, timeout=5)
+    wait_for(gone, "the command gone after its drainer's SIGKILL", timeout=5)

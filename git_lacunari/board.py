@@ -52,6 +52,10 @@ MAX_NEXT_SKIPS = 200
 SWEEP_EVERY_S = 10.0
 
 BlobLookup = Callable[[list[str]], dict[str, str]]
+# What both backends store: ids are 64-bit (SQLite INTEGER, PostgreSQL
+# bigint), priorities 32-bit (PostgreSQL integer). Checked before any SQL.
+MAX_TASK_ID = 2**63 - 1
+PRIORITY_RANGE = (-(2**31), 2**31 - 1)
 
 
 def validate_task_id(value: Any) -> int:
@@ -60,8 +64,25 @@ def validate_task_id(value: Any) -> int:
     except ValueError:
         number = 0
     if number <= 0 or str(value).strip().lstrip("+") != str(number):
-        raise InvalidInput(f"task id {str(value)!r} is not a positive whole number")
+        raise InvalidInput(f"task id {str(value)[:40]!r} is not a positive whole number")
+    if number > MAX_TASK_ID:
+        raise InvalidInput(f"task id {number} is too large: at most {MAX_TASK_ID}")
     return number
+
+
+def validate_priority(value: int) -> int:
+    low, high = PRIORITY_RANGE
+    if not low <= value <= high:
+        raise InvalidInput(f"priority {value} is out of range: from {low} to {high}")
+    return value
+
+
+def _no_surrogates(text: str, what: str) -> str:
+    # Lone surrogates are bytes argv could not decode: no backend stores them
+    # and no terminal can be written them.
+    if any("\ud800" <= c <= "\udfff" for c in text):
+        raise InvalidInput(f"{what} is not valid UTF-8 text")
+    return text
 
 
 def validate_lane(lane: str) -> str:
@@ -77,7 +98,7 @@ def validate_title(title: str) -> str:
         )
     if any(ord(c) < 32 or ord(c) == 127 for c in title):
         raise InvalidInput("title must be one line without control characters")
-    return title.strip()
+    return _no_surrogates(title, "title").strip()
 
 
 def validate_body(body: str) -> str:
@@ -85,7 +106,7 @@ def validate_body(body: str) -> str:
         raise InvalidInput(f"body is {len(body)} characters; at most {MAX_BODY}")
     if "\0" in body:
         raise InvalidInput("body must not contain NUL characters")
-    return body
+    return _no_surrogates(body, "body")
 
 
 @dataclass
@@ -220,6 +241,7 @@ class Board:
         title = validate_title(title)
         body = validate_body(body)
         lane = validate_lane(lane)
+        priority = validate_priority(priority)
         deps = sorted({validate_task_id(d) for d in after})
         caps = sorted({validate_name(c, "capability") for c in needs})
         specs = self.specs(writes, reads)
@@ -360,6 +382,7 @@ class Board:
         task_id = validate_task_id(task_id)
         extra = self.specs(writes, reads)
         self._ensure_agent()
+        stale_after = self.claim_stale_after(stale_after)
         with self.store.write():
             row = self.store.one(
                 "claim",
@@ -456,6 +479,7 @@ class Board:
         extra = self.specs(writes, reads)
         self._ensure_agent()
         self._sweep_now_and_then()
+        stale_after = self.claim_stale_after(stale_after)
         if not extra:
             row = self.store.atomic(
                 "claim_next_free",
@@ -576,6 +600,12 @@ class Board:
         row = self.store.one("get_setting", name="stale_after")
         return float(row["value"]) if row else DEFAULT_STALE_AFTER_S
 
+    def claim_stale_after(self, given: float | None) -> float:
+        """The stale-after a new claim carries: its own, else the board's now.
+        Recorded in the claim, so neither a later change of the board's nor a
+        keeper can make a live claim stale sooner than it was promised."""
+        return given if given is not None else self.default_stale_after()
+
     def set_default_stale_after(self, seconds: float) -> None:
         with self.store.write():
             self.store.run("set_setting", name="stale_after", value=repr(float(seconds)))
@@ -593,11 +623,16 @@ class Board:
 
     def sweep(self, stale_after: float | None = None) -> list[dict[str, Any]]:
         """Give every stale claim back to the board with its path locks, keeping
-        its attempt count, and record ``expired`` (previous holder, silence)."""
-        default = stale_after if stale_after is not None else self.default_stale_after()
+        its attempt count, and record ``expired`` (previous holder, silence).
+        ``stale_after`` (a keeper's) is a floor: no claim silent for less is expired."""
+        # Claims carry their own stale-after; the board's covers claims made
+        # before they did. A keeper's own value only ever lengthens it.
+        default = self.default_stale_after()
         expired: list[dict[str, Any]] = []
         with self.store.write():
-            for row in self.store.all("stale_claims", default_stale=default):
+            for row in self.store.all(
+                "stale_claims", default_stale=default, at_least=stale_after or 0.0
+            ):
                 task_id = int(row["id"])
                 if not self.store.one(
                     "expire",
@@ -630,14 +665,18 @@ class Board:
         if time.monotonic() - self._last_sweep >= SWEEP_EVERY_S:
             self.sweep()
 
-    def fail(self, task_id: int, *, status: int, max_attempts: int) -> Task:
+    def fail(
+        self, task_id: int, *, status: int, max_attempts: int, reason: str | None = None
+    ) -> Task:
         """A run of our claim failed: back on the board with a ``failed``
         event, or parked (visibly, state ``parked``) once it has failed
         ``max_attempts`` times. ``status`` is the command's exit status."""
         with self.store.write():
             task = self._require_own_claim(task_id)
             locks = [r["pattern"] for r in self.store.all("delete_task_locks", task_id=task_id)]
-            detail = {"exit_code": status, "attempt": task.attempts, "locks": locks}
+            detail: dict[str, Any] = {"exit_code": status, "attempt": task.attempts, "locks": locks}
+            if reason is not None:  # it never ran: why (a worktree that could not be made)
+                detail["reason"] = reason
             self._event(EventKind.FAILED, task_id, **detail)
             if task.attempts >= max_attempts:
                 self.store.one("park", task_id=task_id, owner=self.agent)
@@ -654,25 +693,55 @@ class Board:
     def _conflicts(self, wanted: Sequence[PathSpec]) -> list[Conflict]:
         """Other agents' locks overlapping ``wanted``.
 
+        Candidates come from the key index, one query per distinct key (a
+        claim of N files in one directory asks once). Plain paths and
+        directories are matched through a :class:`paths.LiteralIndex`, so N
+        wanted against M held in one directory costs about N lookups, not
+        N x M comparisons; only globs (wanted or held) are compared pattern
+        by pattern, and only with the candidates of their key.
+
         Before granting on the strength of this answer, a transaction must
         hold :meth:`_serialize_grants`, or two grants could race past it.
         """
+        by_key: dict[str, tuple[paths.LiteralIndex[Lock], list[Lock], list[Lock]]] = {}
         found: list[Conflict] = []
         for spec in wanted:
-            keys = paths.candidate_keys(spec.pattern)
-            rows = self.store.all(
-                "candidate_locks",
-                exact=json.dumps(keys.exact),
-                below=keys.below,
-                below_end=keys.below + paths.KEY_RANGE_END,
-            )
-            for row in rows:
-                lock = Lock.from_row(row)
-                both_read = spec.mode == LockMode.READ and lock.mode == LockMode.READ
-                if self._is_ours(lock.agent, lock.instance) or both_read:
+            key = paths.index_key(spec.pattern)
+            if key not in by_key:
+                index: paths.LiteralIndex[Lock] = paths.LiteralIndex(self.ignorecase)
+                held_globs: list[Lock] = []
+                others: list[Lock] = []
+                rows = self.store.all(
+                    "candidate_locks",
+                    exact=json.dumps(paths.ancestor_keys(key)),
+                    below=key,
+                    below_end=key + paths.KEY_RANGE_END,
+                )
+                for row in rows:
+                    lock = Lock.from_row(row)
+                    if self._is_ours(lock.agent, lock.instance):
+                        continue
+                    others.append(lock)
+                    if paths.is_literal(lock.pattern):
+                        index.add(lock.pattern, lock)
+                    else:
+                        held_globs.append(lock)
+                by_key[key] = (index, held_globs, others)
+            index, held_globs, others = by_key[key]
+            if paths.is_literal(spec.pattern):
+                hits = index.overlapping(spec.pattern) + [
+                    lk
+                    for lk in held_globs
+                    if paths.overlap(lk.pattern, spec.pattern, self.ignorecase)
+                ]
+            else:
+                hits = [
+                    lk for lk in others if paths.overlap(lk.pattern, spec.pattern, self.ignorecase)
+                ]
+            for lock in sorted(hits, key=lambda lk: lk.id):
+                if spec.mode == LockMode.READ and lock.mode == LockMode.READ:
                     continue
-                if paths.overlap(lock.pattern, spec.pattern, self.ignorecase):
-                    found.append(Conflict(spec.pattern, lock, wanted=spec.mode))
+                found.append(Conflict(spec.pattern, lock, wanted=spec.mode))
         return found
 
     def _serialize_grants(self) -> None:

@@ -46,12 +46,17 @@ def common(func: F) -> F:
     def wrapper(*args: Any, as_json: bool, as_name: str | None, **kwargs: Any) -> Any:
         # The same two options are accepted before the verb: `git lac --as bob claim 1`.
         group = click.get_current_context().find_root().meta
-        return func(
-            Session(as_name or group.get("lac.as")),
-            as_json or group.get("lac.json", False),
-            *args,
-            **kwargs,
-        )
+        # `--as ''` is a name, refused as one: never silently the default.
+        session = Session(as_name if as_name is not None else group.get("lac.as"), defer_touch=True)
+        try:
+            result = func(session, as_json or group.get("lac.json", False), *args, **kwargs)
+        except InvalidInput:
+            raise  # exit 2 writes nothing
+        except Refused:
+            session.touch_deferred()
+            raise
+        session.touch_deferred()
+        return result
 
     return wrapper  # type: ignore[return-value]
 
@@ -63,11 +68,48 @@ def ago(then: float | None, now: float) -> str:
     return format_duration(now - then) + " ago"
 
 
+def check_url(url: str) -> None:
+    """A board URL that parses, or InvalidInput naming what is wrong with it."""
+    from urllib.parse import urlsplit
+
+    from .paths import describe_char, unsafe_char
+
+    bad = unsafe_char(url)
+    if bad is not None:
+        raise InvalidInput(f"invalid board URL: it contains {describe_char(bad)}")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError as exc:
+        raise InvalidInput(f"invalid board URL: {exc}") from None
+
+
 def parse_stale(text: str | None) -> float | None:
     return parse_duration(text) if text is not None else None
 
 
 # --- rendering ---------------------------------------------------------------
+
+# Shown escaped in human output, so text from the board cannot drive the
+# terminal (OSC, CSI) or reorder what people read (bidi controls).
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def shown(text: str, *, keep: str = "") -> str:
+    """``text`` with control, bidi and separator characters escaped (``\\x1b``),
+    except those in ``keep`` (a body keeps its newlines and tabs)."""
+    import unicodedata
+
+    out: list[str] = []
+    for char in text:
+        cat = unicodedata.category(char)
+        if char not in keep and (cat in ("Cc", "Cs", "Zl", "Zp") or char in BIDI_CONTROLS):
+            out.append(char.encode("unicode_escape", "backslashreplace").decode("ascii"))
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def task_line(task: Task, now: float) -> str:
@@ -77,7 +119,7 @@ def task_line(task: Task, now: float) -> str:
         beat += "  STALE"
     return (
         f"#{task.id:<5} {task.state:<9} p{task.priority:<3} {task.lane:<10} "
-        f"{owner:<16} {task.title}{beat}"
+        f"{owner:<16} {shown(task.title)}{beat}"
     )
 
 
@@ -88,7 +130,7 @@ def lock_line(lock: Lock, now: float) -> str:
 
 def show_text(task: Task, now: float) -> str:
     lines = [
-        f"task #{task.id}: {task.title}",
+        f"task #{task.id}: {shown(task.title)}",
         f"  state     {task.state}" + (f" by {task.owner}" if task.owner else ""),
         f"  lane      {task.lane}   priority {task.priority}   attempts {task.attempts}",
         f"  created   {ago(task.created_at, now)} by {task.created_by}",
@@ -100,7 +142,7 @@ def show_text(task: Task, now: float) -> str:
     if task.needs:
         lines.append(f"  needs     {', '.join(task.needs)}")
     for dep in task.depends_on:
-        lines.append(f"  after     #{dep['id']} ({dep['state']}) {dep['title']}")
+        lines.append(f"  after     #{dep['id']} ({dep['state']}) {shown(dep['title'])}")
         if dep["state"] == TaskState.CANCELLED:  # cancelled is not done: say what unblocks it
             lines.append(
                 f"            blocks this task: `task edit {task.id} --not-after {dep['id']}` "
@@ -111,7 +153,8 @@ def show_text(task: Task, now: float) -> str:
     for lock in task.locks:
         lines.append(f"  locked    {lock_line(lock, now)}")
     if task.body:
-        lines += ["", *("  " + line for line in task.body.splitlines())]
+        body = shown(task.body, keep="\n\t")
+        lines += ["", *("  " + line for line in body.split("\n"))]
     return "\n".join(lines)
 
 
@@ -126,7 +169,7 @@ def event_line(event: Event) -> str:
 
 def claim_text(claim: Claim) -> str:
     verb = "already yours" if claim.again else "claimed"
-    text = f"{verb}: task #{claim.task.id} {claim.task.title}"
+    text = f"{verb}: task #{claim.task.id} {shown(claim.task.title)}"
     for lock in claim.locks:
         text += f"\n  {lock.mode} lock {lock.pattern}"
     return text
@@ -135,8 +178,24 @@ def claim_text(claim: Claim) -> str:
 # --- commands ---------------------------------------------------------------
 
 
+class VersionAsked(Exception):
+    """`--version` was given: answered at the edge, so `--json` applies to it."""
+
+
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        raise VersionAsked
+
+
 @click.group(context_settings=CONTEXT)
-@click.version_option(__version__, "--version", prog_name="git-lac")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_version,
+    help="Show the version and exit.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @click.option("--as", "as_name", metavar="NAME", help="Act as this agent (beats LAC_AGENT).")
 @click.pass_context
@@ -191,6 +250,7 @@ def init(
     if url is not None and not (is_postgres_url(url) or url.startswith("sqlite:")):
         raise InvalidInput(f"unknown board URL {redact(url)!r}: use postgresql://HOST/DB")
     if url is not None:
+        check_url(url)
         refuse_password(url)
     chosen = session.choose_board(url, board_name)
     stale = parse_stale(stale_after)
@@ -448,7 +508,9 @@ def release(
 def done(session: Session, as_json: bool, task_id: str) -> Result:
     """Mark your claimed task done; its path locks are released."""
     finished = session.board().done(_id(task_id))
-    return Result({"task": finished.to_json()}, f"done: task #{finished.id} {finished.title}")
+    return Result(
+        {"task": finished.to_json()}, f"done: task #{finished.id} {shown(finished.title)}"
+    )
 
 
 @cli.command(context_settings=CONTEXT)
@@ -740,7 +802,11 @@ def drain(
     task that failed lac.maxAttempts times (3) is parked. The claim heartbeats
     while COMMAND runs; SIGINT/SIGTERM release it at once. One drainer works a
     lane at a time, across machines; a second waits (--once: exits 1). It stops
-    when the lane has no claimable task left.
+    when the lane has no claimable task left. With --once it exits with the
+    task's outcome (1 when it failed); with --json COMMAND's output goes to
+    stderr. COMMAND runs in its own process group and, on Linux, is killed if
+    the drainer dies. --worktree continues lac/task-ID on a retry (never
+    reset: every attempt's commits stay on it).
     """
     from .board import validate_lane
     from .liveness import drain as drain_lane
@@ -759,11 +825,25 @@ def drain(
         worktree=worktree,
         max_attempts=attempts,
         echo=lambda line: click.echo(line, err=True),
+        # With --json, stdout is the one JSON object: the command's output goes to stderr.
+        command_stdout=2 if as_json else None,
     )
+    # --once exits with the task's outcome: 0 done, 1 failed (its status in the JSON).
+    failed_once = once and report.failed and report.stopped_by is None
     return Result(
-        {"done": report.done, "failed": report.failed, "parked": report.parked},
+        {
+            "done": report.done,
+            "failed": report.failed,
+            "parked": report.parked,
+            "exit_codes": {str(k): v for k, v in report.exit_codes.items()},
+        },
         f"drained lane {lane!r}: {len(report.done)} done, {len(report.failed)} failed"
         + (f", {len(report.parked)} parked" if report.parked else ""),
+        unfinished=(
+            f"task #{report.failed[0]} failed (exit {report.exit_codes.get(report.failed[0])})"
+            if failed_once
+            else None
+        ),
         stopped_by=report.stopped_by,
     )
 
@@ -1065,6 +1145,8 @@ def _invoke(argv: Sequence[str]) -> Result:
         raise _usage(exc) from None
     except click.Abort:  # click's spelling of Ctrl-C
         raise KeyboardInterrupt from None
+    except VersionAsked:
+        return Result({"version": __version__}, f"git-lac, version {__version__}")
     if isinstance(done, Result):
         return done
     # Only the reconcile command's body still prints for itself and has click

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from .errors import BadDuration
 
 UNIT_SECONDS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 PART = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
+# The longest duration anything on a board takes: ten years. It keeps every
+# duration finite (a thousand digits would be inf, and inf - inf is nan) and
+# inside what both backends store and PostgreSQL's timeouts accept.
+MAX_DURATION_S = 10 * 365 * 86400.0
 
 
-def parse_duration(text: str) -> float:
-    """Seconds in ``text``; a bare number is seconds. Zero, negative or garbage is refused."""
+def parse_duration(text: str, *, at_most: float = MAX_DURATION_S) -> float:
+    """Seconds in ``text``; a bare number is seconds. Zero, negative, garbage
+    or more than ``at_most`` is refused."""
     cleaned = text.strip().lower()
     seconds: float | None = None
     if re.fullmatch(r"\d+(?:\.\d+)?", cleaned):
@@ -23,10 +29,14 @@ def parse_duration(text: str) -> float:
             f"invalid duration {text!r}: "
             "give a positive number of seconds or e.g. 90s, 15m, 2h, 1h30m"
         )
+    if not math.isfinite(seconds) or seconds > at_most:
+        raise BadDuration(f"invalid duration {text[:40]!r}: at most {format_duration(at_most)}")
     return seconds
 
 
 def format_duration(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "forever" if seconds > 0 else "-"
     seconds = max(0.0, seconds)
     if seconds < 60:
         return f"{seconds:.0f}s"

@@ -114,7 +114,7 @@ def render(outcome: Outcome, *, as_json: bool) -> int:
     if as_json:
         body = payload(outcome)
         if body is not None:
-            print(json.dumps(body, sort_keys=True), flush=True)
+            print(json.dumps(body, sort_keys=True, allow_nan=False), flush=True)
     elif isinstance(outcome, Result) and outcome.human and not outcome.shown:
         print(outcome.human, flush=True)
     for line in messages(outcome):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InvalidInput
+from .paths import describe_char, unsafe_char
 from .repo import Repo
 
 NAME_OK = re.compile(r"^[^\x00-\x1f\x7f\s]{1,200}$")
@@ -36,6 +37,9 @@ def validate_name(name: str, what: str = "agent name") -> str:
         raise InvalidInput(
             f"{what} {name!r} must be 1-200 characters without spaces or control characters"
         )
+    bad = unsafe_char(name)
+    if bad is not None:  # a bidi override or zero-width space makes two names look alike
+        raise InvalidInput(f"{what} {name!r} contains {describe_char(bad)}")
     return name
 
 
@@ -51,7 +55,7 @@ def resolve(repo: Repo, as_name: str | None = None) -> Identity:
     in a linked worktree ``@`` and the worktree's name are added, so two
     worktrees of one person are two distinct, stable agents.
     """
-    if as_name:
+    if as_name is not None:  # `--as ''` is refused below, never the default
         name, source = as_name, "--as"
     elif os.environ.get("LAC_AGENT"):
         name, source = os.environ["LAC_AGENT"], "environment LAC_AGENT"

@@ -14,6 +14,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -23,12 +24,20 @@ from types import FrameType
 
 from .board import Board
 from .durations import format_duration
-from .errors import AlreadyClaimed, BoardUnreachable, InvalidInput, LacError, NotFound
+from .errors import (
+    AlreadyClaimed,
+    BoardUnreachable,
+    CannotWorkHere,
+    InvalidInput,
+    LacError,
+    NotFound,
+)
 from .repo import Repo, git
 from .store import Exclusive
 
 Echo = Callable[[str], None]
 DEFAULT_MAX_ATTEMPTS = 3
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 RECONNECT_FOR_S = 30.0
 
 
@@ -67,6 +76,17 @@ def run_keeper(
     echo: Echo,
     expired_locks: list[dict[str, object]] | None = None,
 ) -> list[dict[str, object]]:
+    board_stale = board.default_stale_after()
+    if stale_after is not None and stale_after < board_stale:
+        # Every claim carries its own stale-after: a keeper that expired
+        # claims sooner than they were promised would hand live work to a
+        # second worker. A longer one is a floor, and harmless.
+        raise InvalidInput(
+            f"keeper --stale-after {format_duration(stale_after)} is shorter than the board's "
+            f"{format_duration(board_stale)}: claims keep the stale-after they were made with; "
+            "`git lac init --stale-after D` sets it for new claims, "
+            "`claim --stale-after D` per claim"
+        )
     held = become_sole(
         board, "keeper", wait=not once, poll=interval, echo=echo, what="this board's keeper"
     )
@@ -112,6 +132,7 @@ class DrainReport:
     failed: list[int] = field(default_factory=list)
     parked: list[int] = field(default_factory=list)
     stopped_by: signal.Signals | None = None  # when a signal ended the run
+    exit_codes: dict[int, int] = field(default_factory=dict)  # task id -> its command's status
 
 
 class Heartbeat(threading.Thread):
@@ -135,12 +156,43 @@ class Heartbeat(threading.Thread):
 
 
 def task_worktree(repo: Repo, task_id: int) -> Path:
-    """A fresh linked worktree on branch ``lac/task-ID`` for one task."""
+    """The linked worktree on branch ``lac/task-ID`` for one task.
+
+    A retry continues the earlier attempt: the branch is never reset, so
+    every attempt's commits stay on it, and a worktree left by an earlier
+    attempt is reused with whatever it holds. A first attempt branches
+    from HEAD. Raises CannotWorkHere when git cannot make it (no commit yet).
+    """
     where = repo.common_dir / "lacunari" / "worktrees" / f"task-{task_id}"
+    branch = f"lac/task-{task_id}"
     if where.exists():
-        git("worktree", "remove", "--force", str(where), cwd=repo.toplevel)
-    git("worktree", "add", "-q", "-B", f"lac/task-{task_id}", str(where), "HEAD", cwd=repo.toplevel)
+        try:
+            on = git("rev-parse", "--abbrev-ref", "HEAD", cwd=where).decode().strip()
+        except LacError:
+            on = ""
+        if on == branch:
+            return where
+        raise CannotWorkHere(f"{where} exists but is not a worktree on {branch}; move it aside")
+    git("worktree", "prune", cwd=repo.toplevel)  # a worktree deleted by hand
+    try:
+        git("rev-parse", "--verify", "-q", f"refs/heads/{branch}", cwd=repo.toplevel)
+        git("worktree", "add", "-q", str(where), branch, cwd=repo.toplevel)
+    except CannotWorkHere:
+        git("worktree", "add", "-q", "-b", branch, str(where), "HEAD", cwd=repo.toplevel)
     return where
+
+
+def _die_with_parent() -> None:
+    """In the command's process, before exec: its own process group, and on
+    Linux SIGKILL when the drainer dies, however it dies (PR_SET_PDEATHSIG)."""
+    os.setpgid(0, 0)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() == 1:  # the drainer died before the signal was armed
+            os._exit(128 + signal.SIGKILL)
 
 
 def _settle(board: Board, *, task_id: int, code: int, stopped: bool, max_attempts: int) -> str:
@@ -186,7 +238,10 @@ def drain(
     worktree: bool,
     max_attempts: int,
     echo: Echo,
+    command_stdout: int | None = None,
 ) -> DrainReport:
+    """``command_stdout``: where COMMAND's standard output goes (a file
+    descriptor; None: ours). ``drain --json`` sends it to stderr."""
     if not command:
         raise InvalidInput("drain needs a COMMAND to run for each task (after --)")
     board = open_board()
@@ -199,7 +254,7 @@ def drain(
     def on_signal(signum: int, _frame: FrameType | None) -> None:
         report.stopped_by = signal.Signals(signum)
         for proc in child:
-            proc.terminate()
+            _terminate(proc)
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
@@ -216,7 +271,20 @@ def drain(
                 continue
             task = claim.task
             stale = task.stale_after or board.default_stale_after()
-            cwd = task_worktree(repo, task.id) if worktree else repo.toplevel
+            try:
+                cwd = task_worktree(repo, task.id) if worktree else repo.toplevel
+            except CannotWorkHere as exc:  # nothing ran: the claim goes back, on the record
+                echo(f"git lac: task #{task.id}: no worktree: {exc.message}")
+                failed = board.fail(
+                    task.id, status=127, max_attempts=max_attempts, reason=exc.message
+                )
+                report.failed.append(task.id)
+                report.exit_codes[task.id] = 127
+                if failed.state == "parked":
+                    report.parked.append(task.id)
+                if once:
+                    break
+                continue
             env = {
                 **os.environ,
                 "LAC_TASK_ID": str(task.id),
@@ -229,13 +297,21 @@ def drain(
                 "LAC_TASK_PATHS": json.dumps([[lk.pattern, lk.mode] for lk in claim.locks]),
             }
             echo(f"git lac: task #{task.id} {task.title}: running {' '.join(command)}")
-            beat = Heartbeat(open_board, task.id, max(0.2, min(stale / 3, 60.0)))
-            beat.start()
+            beat = Heartbeat(open_board, task.id, heartbeat_period(stale))
             try:
-                proc = subprocess.Popen(list(command), cwd=cwd, env=env)
+                # Forked before the heartbeat thread starts: preexec_fn is
+                # only safe in a single-threaded parent.
+                proc = subprocess.Popen(
+                    list(command),
+                    cwd=cwd,
+                    env=env,
+                    stdout=command_stdout,
+                    preexec_fn=_die_with_parent,
+                )
                 child.append(proc)
+                beat.start()
                 if report.stopped_by is not None:  # the signal came before the child existed
-                    proc.terminate()
+                    _terminate(proc)
                 code = proc.wait()
             except OSError as exc:
                 echo(f"git lac: cannot run {command[0]}: {exc}")
@@ -243,7 +319,9 @@ def drain(
             finally:
                 child.clear()
                 beat.stop.set()
-                beat.join()
+                if beat.is_alive():
+                    beat.join()
+            report.exit_codes[task.id] = code
             state = _retrying(
                 board,
                 open_board,
@@ -272,6 +350,20 @@ def drain(
             signal.signal(sig, handler)
         held.release()
     return report
+
+
+def heartbeat_period(stale_after: float) -> float:
+    """How often a drainer beats for a claim of this stale-after: three beats
+    per stale-after, so two may be lost before the keeper may take it back."""
+    return max(0.2, min(stale_after / 3, 60.0))
+
+
+def _terminate(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the command's whole process group (it has its own)."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        proc.terminate()
 
 
 def max_attempts_of(repo: Repo) -> int:

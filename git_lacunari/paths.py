@@ -15,14 +15,38 @@ automata: this module is the only place the rule lives.
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from .errors import BadPath
+
+T = TypeVar("T")
 
 GLOB_CHARS = frozenset("*?[\\")
 # Upper bound used to turn "every key starting with K" into a range query.
 KEY_RANGE_END = "\U0010ffff"
+
+
+# Characters that make two different names look alike, or that a terminal
+# acts on: controls (C0, DEL, C1), format characters (bidi embeddings,
+# overrides and isolates, zero-width spaces and joiners, BOM), line and
+# paragraph separators, and lone surrogates (undecodable bytes from argv).
+UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def unsafe_char(text: str) -> str | None:
+    """The first character of ``text`` no name, lane or pattern may hold, or None."""
+    for char in text:
+        if unicodedata.category(char) in UNSAFE_CATEGORIES:
+            return char
+    return None
+
+
+def describe_char(char: str) -> str:
+    """``U+202E (RIGHT-TO-LEFT OVERRIDE)``: how messages name a refused character."""
+    return f"U+{ord(char):04X} ({unicodedata.name(char, unicodedata.category(char))})"
 
 
 def normalize(pattern: str, prefix: str = "") -> str:
@@ -34,9 +58,12 @@ def normalize(pattern: str, prefix: str = "") -> str:
     """
     if pattern == "":
         raise BadPath("empty path pattern")
-    for char in pattern:
-        if ord(char) < 32 or ord(char) == 127:
-            raise BadPath(f"path pattern {pattern!r} contains a control character")
+    bad = unsafe_char(pattern)
+    if bad is not None:
+        raise BadPath(
+            f"path pattern {pattern!r} contains {describe_char(bad)}: "
+            "no control, format (bidi, zero-width) or separator characters"
+        )
     if pattern.startswith("/"):
         raise BadPath(f"path pattern {pattern!r} is absolute; give it relative to the repository")
     is_dir = pattern.endswith("/") or pattern in (".", "..") or pattern.endswith(("/.", "/.."))
@@ -288,6 +315,47 @@ def _pairs(xs: frozenset[int], ys: frozenset[int]) -> Iterator[tuple[int, int]]:
     for x in xs:
         for y in ys:
             yield x, y
+
+
+class LiteralIndex(Generic[T]):
+    """Literal patterns (plain paths and ``dir/`` subtrees), indexed so those
+    overlapping a literal pattern are found in O(depth + log n + hits)
+    instead of one :func:`overlap` per pattern held: two literals overlap
+    exactly when one's path is the other's or one of its ancestors (what
+    :func:`covers` says of literals), so the answer is the pattern's
+    ancestors looked up by name and its descendants, a contiguous run of the
+    sorted paths."""
+
+    def __init__(self, ignorecase: bool = False) -> None:
+        self.ignorecase = ignorecase
+        self.by_path: dict[str, list[T]] = {}
+        self._sorted: list[str] | None = None
+
+    def _path(self, pattern: str) -> str:
+        base = pattern.rstrip("/")
+        return base.lower() if self.ignorecase else base
+
+    def add(self, pattern: str, item: T) -> None:
+        self.by_path.setdefault(self._path(pattern), []).append(item)
+        self._sorted = None
+
+    def overlapping(self, pattern: str) -> list[T]:
+        """Every item whose literal pattern overlaps the literal ``pattern``."""
+        import bisect
+
+        base = self._path(pattern)
+        hits: list[T] = []
+        parts = base.split("/")
+        for n in range(1, len(parts) + 1):  # itself and its ancestors
+            hits += self.by_path.get("/".join(parts[:n]), [])
+        if self._sorted is None:
+            self._sorted = sorted(self.by_path)
+        below = base + "/"
+        at = bisect.bisect_left(self._sorted, below)
+        while at < len(self._sorted) and self._sorted[at].startswith(below):
+            hits += self.by_path[self._sorted[at]]
+            at += 1
+        return hits
 
 
 # --- paths git would refuse to check out ------------------------------------------

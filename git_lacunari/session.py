@@ -6,6 +6,7 @@ use it without paying for the command-line framework.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 from .identity import Identity
@@ -17,9 +18,13 @@ if TYPE_CHECKING:  # imported when a board is opened: a reconcile with nothing t
 
 
 class Session:
-    def __init__(self, as_name: str | None) -> None:
+    def __init__(self, as_name: str | None, *, defer_touch: bool = False) -> None:
         self.as_name = as_name
         self._repo: Repo | None = None
+        # The command line touches after the command, so that an invalid
+        # input (exit 2) writes nothing at all, not even a heartbeat.
+        self.defer_touch = defer_touch
+        self._touch_due: list[Board] = []
 
     @property
     def repo(self) -> Repo:
@@ -86,6 +91,18 @@ class Session:
             ignorecase=repo.ignorecase,
             blob_ids=repo.blob_ids,
         )
-        if touch:
+        if touch and self.defer_touch:
+            self._touch_due.append(board)
+        elif touch:
             board.touch()  # every command an agent runs is a sign of life
         return board
+
+    def touch_deferred(self) -> None:
+        """The sign of life of a command that has run (``defer_touch``): once,
+        on the first board it opened; a board too busy for it just misses one."""
+        from .errors import LacError
+
+        due, self._touch_due = self._touch_due[:1], []
+        for board in due:
+            with contextlib.suppress(LacError):
+                board.touch()

@@ -289,7 +289,7 @@ SUCCESS: dict[str, Schema] = {
         now=NUM,
     ),
     "completion": success(shell=STR, script=STR),
-    "drain": success(done=array(INT), failed=array(INT), parked=array(INT)),
+    "drain": success(done=array(INT), failed=array(INT), parked=array(INT), exit_codes=ANY_OBJECT),
     "reconcile": success(
         dry_run=BOOL,
         clean=BOOL,

@@ -146,8 +146,6 @@ def open_store(
             pg.create_board()
         pg.migrate(create=create)
         return pg
-    from .sqlite import SqliteStore, sqlite_path
+    from .sqlite import open_board, sqlite_path
 
-    lite = SqliteStore(sqlite_path(url, common_dir), seconds)
-    lite.migrate(create=True)
-    return lite
+    return open_board(sqlite_path(url, common_dir), seconds)

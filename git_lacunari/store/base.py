@@ -18,6 +18,8 @@ from . import Row
 from .queries import fresh_schema, latest_version, migrations
 
 DEFAULT_TIMEOUT_S = 5.0
+# lac.timeout's ceiling: PostgreSQL's statement_timeout (2T, in ms) must fit an int.
+MAX_TIMEOUT_S = 86400.0
 # A one-statement transaction that the server rolled back for a deadlock or a
 # serialization failure wrote nothing and can simply run again; a bound keeps
 # a pathological board from looping.
@@ -34,7 +36,7 @@ def resolve_timeout(configured: str | None) -> float:
     from ..durations import parse_duration
 
     try:
-        return parse_duration(text)
+        return parse_duration(text, at_most=MAX_TIMEOUT_S)
     except BadDuration as exc:
         raise BadDuration(f"{source}: {exc.message}") from None
 

@@ -114,6 +114,61 @@ class SqliteStore(StoreBase):
         self.conn.close()
 
 
+def open_board(path: Path, timeout: float) -> SqliteStore:
+    """The board at ``path``, created whole when there is none.
+
+    A new board is built under a temporary name and linked into place, so a
+    board file that exists is always a complete board: a 0-byte file or a
+    database without our schema is damage (or someone else's file) and is
+    refused, never silently initialised over.
+    """
+    if not path.exists():
+        _create(path, timeout)
+    elif path.is_file() and path.stat().st_size == 0:
+        raise BoardCorrupt(
+            f"the board at {path} is an empty (0-byte) file, not a board: restore it from "
+            "a copy, or move it aside and run `git lac init` for a new one"
+        )
+    store = SqliteStore(path, timeout)
+    try:
+        if store.schema_version() is None:
+            raise BoardCorrupt(
+                f"the file at {path} is an SQLite database but not a git-lacunari board: "
+                "move it aside and run `git lac init` for a new one"
+            )
+        store.migrate(create=True)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def _create(path: Path, timeout: float) -> None:
+    import os
+    import uuid
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BoardUnreachable(f"cannot open the board at {path}: {exc}") from None
+    fresh = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.new")
+    try:
+        new = SqliteStore(fresh, timeout)
+        try:
+            new.migrate(create=True)
+        finally:
+            new.close()
+        try:
+            os.link(fresh, path)  # atomic, and never over a board that appeared meanwhile
+        except FileExistsError:
+            pass  # another process made it first: use theirs
+        except OSError as exc:
+            raise BoardFailed(f"cannot create the board at {path}: {exc}") from None
+    finally:
+        for leftover in (fresh, *(fresh.with_name(fresh.name + x) for x in ("-wal", "-shm"))):
+            leftover.unlink(missing_ok=True)
+
+
 class FileExclusive:
     """An OS file lock beside the board: released by the kernel if we die."""
 

@@ -157,10 +157,12 @@ UPDATE lac_tasks SET heartbeat_at = {{now}}
 RETURNING id
 
 -- name: stale_claims
--- Claims silent for longer than their stale-after (or the board's).
+-- Claims silent for longer than their own stale-after (the board's for claims
+-- made before claims carried one), and never shorter than :at_least (a keeper's).
 SELECT id, lane, owner, heartbeat_at, attempts, {{now}} - heartbeat_at AS silent_for
   FROM lac_tasks
- WHERE state = 'claimed' AND heartbeat_at + coalesce(stale_after, :default_stale) < {{now}}
+ WHERE state = 'claimed'
+   AND heartbeat_at + greatest(coalesce(stale_after, :default_stale), :at_least) < {{now}}
  ORDER BY heartbeat_at
    FOR UPDATE SKIP LOCKED
 

@@ -171,7 +171,7 @@ class Task:
             owner=row["owner"],
             claimed_at=row["claimed_at"],
             heartbeat_at=row["heartbeat_at"],
-            stale_after=row["stale_after"],
+            stale_after=None if row["stale_after"] is None else float(row["stale_after"]),
             attempts=int(row["attempts"]),
             needs=list(_json_value(row["needs"])),
             created_at=float(row["created_at"]),

@@ -845,6 +845,12 @@ class Board:
             h for h in self.covering(changed) if not self._is_ours(h.lock.agent, h.lock.instance)
         ]
 
+    def held_by_other_agents(self, changed: Sequence[str]) -> list[Conflict]:
+        """Locks of agents other than us by name, whatever instance: what the
+        server refuses. A push names its pusher, never the working tree it
+        was made in, so a holder's own push of its paths passes."""
+        return [h for h in self.covering(changed) if h.lock.agent != self.agent]
+
     def covering(self, changed: Sequence[str]) -> list[Conflict]:
         """Every lock, ours included, covering any of these concrete paths."""
         if not changed:

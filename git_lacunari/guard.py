@@ -573,7 +573,7 @@ def guard_pre_receive(
         return Result({**checked("pre-receive", 0), "pusher": pusher.name})
     try:
         board = open_board(repo, pusher)
-        holdings = board.held_by_others(changed)
+        holdings = board.held_by_other_agents(changed)
         now = board.now() if holdings else 0.0
     except CannotWorkHere as exc:  # unreachable, busy, damaged, too new: no answer
         return server_offline(repo, exc)

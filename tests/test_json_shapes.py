@@ -285,7 +285,7 @@ SUCCESS: dict[str, Schema] = {
         board=obj(url=STR, dialect=STR, schema_version=INT, stale_after=NUM),
         claims=array(obj(task=TASK, heartbeat_age=NUM, stale_in=NUM)),
         locks=array(LOCK),
-        hooks=obj(**{"pre-commit": BOOL, "pre-push": BOOL}),
+        hooks=obj(**{"pre-commit": BOOL, "pre-push": BOOL, "pre-merge-commit": BOOL}),
         now=NUM,
     ),
     "completion": success(shell=STR, script=STR),

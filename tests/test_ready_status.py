@@ -74,7 +74,11 @@ def test_status_shows_claims_locks_hooks_and_board(lac: Lac) -> None:
     got = lac("status", "--json", "--as", "dana")
     assert got.code == 0, got.err
     body = got.json
-    assert body["agent"] == "dana" and body["hooks"] == {"pre-commit": True, "pre-push": True}
+    assert body["agent"] == "dana" and body["hooks"] == {
+        "pre-commit": True,
+        "pre-push": True,
+        "pre-merge-commit": True,
+    }
     (claim,) = body["claims"]
     assert claim["task"]["id"] == 1 and 0 <= claim["heartbeat_age"] < 60
     assert 3500 < claim["stale_in"] <= 3600

@@ -145,8 +145,14 @@ def real_history(bundle: Path, largest: int) -> None:
             run_quiet(["git", "clean", "-qfdx", "-e", ".git"], clone)
         lac_s = timed_any([str(BIN / "git-lac"), "reconcile", theirs], lac_clone)
         git_s = timed_any(["git", "merge", "-q", "--no-commit", "--no-ff", theirs], git_clone)
-        for clone in (lac_clone, git_clone):
-            subprocess.run(["git", "merge", "--abort"], cwd=clone, env=ENV, capture_output=True)
+        # Each undone its own way, so no state is left behind to tidy next time.
+        subprocess.run(
+            [str(BIN / "git-lac"), "reconcile", "--abort"],
+            cwd=lac_clone,
+            env=ENV,
+            capture_output=True,
+        )
+        subprocess.run(["git", "merge", "--abort"], cwd=git_clone, env=ENV, capture_output=True)
         lac_times.append(lac_s)
         git_times.append(git_s)
         ratios.append(lac_s / git_s)

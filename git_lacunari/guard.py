@@ -61,12 +61,6 @@ def staged_paths(repo: Repo) -> list[str]:
     return _split_z(out)
 
 
-def commit_paths(repo: Repo, commit: str) -> list[str]:
-    """Paths one commit changes (see :func:`changes_of`)."""
-    found = changes_of(repo, [commit, "--no-walk"])
-    return sorted(set(found[0][1])) if found else []
-
-
 # Fixed for the parse below, whatever the user's config says.
 LOG_CONFIG = ("-c", "log.showRoot=true", "-c", "log.showSignature=false")
 
@@ -638,13 +632,16 @@ def run_guard(
 ) -> Result:
     """One hook's guard, for the edge to render: a Result when allowed,
     :class:`PathLocked` raised when refused."""
+    if hook == "pre-receive":
+        # Never LAC_GUARD: a push over a local path or file:// hands the
+        # pusher's environment to the server's hook, so it is the pusher's
+        # switch, and the server's guard is not the pusher's to turn off.
+        return guard_pre_receive(discover_git_dir(), read_stdin(), dict(os.environ))
     if guard_disabled():
         return Result(
             checked(hook, 0, skipped=True),
             warnings=[f"git lac: {hook} guard skipped (LAC_GUARD=off)"],
         )
-    if hook == "pre-receive":
-        return guard_pre_receive(discover_git_dir(), read_stdin(), dict(os.environ))
     repo = session.repo
     try:
         require_existing_board(repo, repo.get("lac.url"))

@@ -114,11 +114,6 @@ def uninstall(repo: Repo, *, names: tuple[str, ...] = HOOK_NAMES) -> list[HookCh
 # --- a server: the pre-receive guard ---------------------------------------------
 
 
-def is_bare(repo: Repo) -> bool:
-    out = git("rev-parse", "--is-bare-repository", cwd=repo.toplevel)
-    return out.decode().strip() == "true"
-
-
 def install_server(
     repo: Repo, *, force: bool = False, executable: str | None = None
 ) -> list[HookChange]:

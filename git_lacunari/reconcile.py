@@ -882,8 +882,11 @@ def _restore(repo: Repo, state: _State) -> None:
         top = repo.toplevel.resolve()
         for path in added:
             target = top / path
-            if target.parent.resolve() != target.parent or not os.path.lexists(target):
-                continue  # through a symlink, or not there: not ours to touch
+            inside = not os.path.isabs(path) and target.is_relative_to(top)
+            if not inside or target.parent.resolve() != target.parent:
+                continue  # outside, or through a symlink: never ours to touch
+            if not os.path.lexists(target):
+                continue
             if not target.is_dir() or target.is_symlink():
                 target.unlink()
             parent = target.parent

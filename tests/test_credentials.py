@@ -99,6 +99,10 @@ def test_messages_redact_a_stored_password_in_every_spelling(repo: Path) -> None
     [
         ("postgresql://u:pw@h/db", "postgresql://u:***@h/db"),
         ("postgres://u:p%40w@h:5/db?x=1", "postgres://u:***@h:5/db?x=1"),
+        # libpq reads the password up to the last "@": "?", "#" and "@" in it
+        ("postgresql://u:pa?ss@h/db", "postgresql://u:***@h/db"),
+        ("postgresql://u:pa#ss@h/db", "postgresql://u:***@h/db"),
+        ("postgresql://u:pa@ss@h/db", "postgresql://u:***@h/db"),
         (
             "postgresql://h/db?password=pw&sslmode=require",
             "postgresql://h/db?password=***&sslmode=require",

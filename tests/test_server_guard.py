@@ -127,6 +127,18 @@ def test_each_kind_of_change_to_a_held_path_is_refused(server: Server, lac: Lac,
     assert server.has("main") == sha
 
 
+def test_the_pushers_lac_guard_off_does_not_switch_off_the_server(server: Server, lac: Lac) -> None:
+    """A push over a local path or file:// hands the pusher's environment to
+    the server's hook: LAC_GUARD there is the pusher's, never obeyed."""
+    repo = server.client
+    base = head(repo)
+    assert lac("lock", "core/auth.py", "--as", "dana").code == 0
+    bad = commit(repo, "bad", write("core/auth.py", "bad\n"))
+    refused = server.push("main", "-o", "lac.agent=erin", env={"LAC_GUARD": "off"})
+    assert_refused(refused, f"refs/heads/main {bad[:12]} core/auth.py  held by dana")
+    assert server.has("main") == base
+
+
 def test_one_offending_ref_rejects_the_whole_push(server: Server, lac: Lac) -> None:
     repo = server.client
     base = head(repo)

@@ -72,7 +72,10 @@ def is_postgres_url(url: str) -> bool:
 # Every spelling of a password a libpq URL or conninfo string can carry: the
 # userinfo of a URL (user:pw@), a query parameter (?password=, &password=),
 # and a key=value conninfo (password=pw, password='p w').
-_USERINFO_PW = re.compile(r"(://[^:/@?#\s]*:)([^@/?#\s]*)(@)")
+# libpq takes the userinfo up to the last "@" of the authority, so a password
+# may itself hold "?", "#", "/" or "@": match greedily up to the last "@"
+# (over-redacting a message is harmless; under-redacting is a leak).
+_USERINFO_PW = re.compile(r"(://[^:/@?#\s]*:)(\S*)(@)")
 _QUERY_PW = re.compile(r"([?&]password=)([^&#\s]*)", re.IGNORECASE)
 _CONNINFO_PW = re.compile(r"((?:^|\s)password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
 

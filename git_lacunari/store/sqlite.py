@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import BoardBusy, BoardCorrupt, BoardFailed, BoardUnreachable, LacError
-from . import Row
+from . import Row, redact
 from .base import DEFAULT_TIMEOUT_S, Cursor, StoreBase
 from .queries import load_queries
 
@@ -32,7 +32,9 @@ def sqlite_path(url: str | None, common_dir: Path) -> Path:
     if url and url not in ("sqlite", "sqlite:"):
         from ..errors import InvalidInput
 
-        raise InvalidInput(f"unknown board URL {url!r}: use postgresql://… or sqlite:///PATH")
+        raise InvalidInput(
+            f"unknown board URL {redact(url)!r}: use postgresql://… or sqlite:///PATH"
+        )
     return common_dir / "lacunari" / "board.db"
 
 

@@ -253,15 +253,19 @@ def _history_blobs(repo: Repo, commit: str, paths: list[str]) -> dict[str, list[
 def _read_trees(proc: subprocess.Popen[bytes], oids: list[str]) -> list[bytes]:
     """Raw tree objects from one running `git cat-file --batch`."""
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(b"".join(oid.encode() + b"\n" for oid in oids))
-    proc.stdin.flush()
     raws = []
-    for oid in oids:
-        header = proc.stdout.readline().split()
-        if len(header) != 3 or header[1] != b"tree":
-            raise CannotWorkHere(f"cannot read tree {oid}")
-        raws.append(proc.stdout.read(int(header[2])))
-        proc.stdout.read(1)  # the newline after each object
+    # In chunks whose request fits a pipe's buffer: writing all of a wide
+    # level's ids while git's answers fill the other pipe would deadlock.
+    for start in range(0, len(oids), 256):
+        chunk = oids[start : start + 256]
+        proc.stdin.write(b"".join(oid.encode() + b"\n" for oid in chunk))
+        proc.stdin.flush()
+        for oid in chunk:
+            header = proc.stdout.readline().split()
+            if len(header) != 3 or header[1] != b"tree":
+                raise CannotWorkHere(f"cannot read tree {oid}")
+            raws.append(proc.stdout.read(int(header[2])))
+            proc.stdout.read(1)  # the newline after each object
     return raws
 
 
@@ -301,7 +305,7 @@ def _refuse_malformed(repo: Repo, ref: str, ours: str, theirs: str) -> None:
                 )
                 seen: set[bytes] = set()
                 for mode, name, oid in _entries(raw, width):
-                    shown = prefix + _name(name)
+                    where = prefix + _name(name)
                     if not name or b"/" in name or name in seen:
                         what = (
                             "an empty name"
@@ -310,13 +314,13 @@ def _refuse_malformed(repo: Repo, ref: str, ours: str, theirs: str) -> None:
                         )
                         raise InvalidInput(
                             f"refusing {ref}: its tree {prefix or '/'} has {what} "
-                            f"({shown!r}; a crafted tree)"
+                            f"({where!r}; a crafted tree)"
                         )
                     seen.add(name)
                     theirs_mine = ours_here.get(name)
                     if mode == b"40000" and (theirs_mine is None or theirs_mine[1] != oid):
                         sub = theirs_mine[1] if theirs_mine and theirs_mine[0] == b"40000" else None
-                        below.append((shown + "/", oid, sub))
+                        below.append((where + "/", oid, sub))
             level = below
     except (ValueError, OSError) as exc:
         raise InvalidInput(f"refusing {ref}: a tree in it cannot be read ({exc})") from None

@@ -478,3 +478,33 @@ def test_a_signal_waits_for_a_whole_merge_then_exit_130(lac: Lac, repo: Path, si
     assert "UU doc.txt" in git(repo, "status", "--porcelain")
     assert lac("reconcile", "--abort").code == 0
     assert snapshot(repo) == before
+
+
+def test_a_wide_tree_is_checked_without_a_pipe_deadlock(repo: Path, tmp_path: Path) -> None:
+    """3,000 changed directories at one level: far more tree ids than a pipe
+    holds, asked of one `git cat-file --batch`."""
+    payload = blob(repo, b"x\n")
+    index = tmp_path / "wide.index"
+    env = {**os.environ, "GIT_INDEX_FILE": str(index)}
+    lines = "".join(f"100644 {payload}\td{n}/f\n" for n in range(3000))
+    subprocess.run(
+        ["git", "update-index", "--add", "--index-info"],
+        cwd=repo,
+        env=env,
+        input=lines,
+        text=True,
+        check=True,
+    )
+    tree = subprocess.run(
+        ["git", "write-tree"], cwd=repo, env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    theirs = git(repo, "commit-tree", tree, "-p", "HEAD", "-m", "wide").strip()
+    proc = subprocess.run(
+        [sys.executable, "-m", "git_lacunari", "reconcile", theirs, "--dry-run", "--json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["counts"]["taken"] == 3000

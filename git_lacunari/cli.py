@@ -28,6 +28,7 @@ from .edge import Result
 from .errors import BadUsage, InvalidInput, PathLocked, Refused
 from .guard import run_guard
 from .model import STATES, Event, Lock, LockMode, Task, TaskState
+from .render import shown
 from .session import Session
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -89,27 +90,6 @@ def parse_stale(text: str | None) -> float | None:
 
 
 # --- rendering ---------------------------------------------------------------
-
-# Shown escaped in human output, so text from the board cannot drive the
-# terminal (OSC, CSI) or reorder what people read (bidi controls).
-BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
-
-
-def shown(text: str, *, keep: str = "") -> str:
-    """``text`` with control, bidi and separator characters escaped (``\\x1b``),
-    except those in ``keep`` (a body keeps its newlines and tabs)."""
-    import unicodedata
-
-    out: list[str] = []
-    for char in text:
-        cat = unicodedata.category(char)
-        if char not in keep and (cat in ("Cc", "Cs", "Zl", "Zp") or char in BIDI_CONTROLS):
-            out.append(char.encode("unicode_escape", "backslashreplace").decode("ascii"))
-        else:
-            out.append(char)
-    return "".join(out)
 
 
 def task_line(task: Task, now: float) -> str:

@@ -175,13 +175,13 @@ def _name(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def shown(path: str) -> str:
-    """A path from REF as people see it: a name with control characters
-    (newlines, escapes) or bytes that are not UTF-8 is shown escaped, so a
-    crafted name cannot forge or hide lines of the report."""
-    if path.isprintable() and not any("\udc80" <= c <= "\udcff" for c in path):
-        return path
-    return repr(path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+def shown(text: str) -> str:
+    """A path (or git's message about one) as people see it: control and bidi
+    characters escaped, so a crafted name cannot forge or hide report lines.
+    The one rule is :func:`render.shown`, imported here only when needed."""
+    from .render import shown as escaped
+
+    return escaped(text)
 
 
 def json_path(path: str) -> str:

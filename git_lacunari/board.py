@@ -13,7 +13,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from . import paths
 from .errors import (
@@ -50,6 +50,10 @@ MAX_BODY = 1_000_000
 # it gives up; each is a cheap indexed query.
 MAX_NEXT_SKIPS = 200
 SWEEP_EVERY_S = 10.0
+# A listing says how many more rows match, counted up to this many: a count
+# never reads more than COUNT_CAP index entries, so a page costs the same on
+# a board of a thousand tasks and of a million.
+COUNT_CAP = 10_000
 
 BlobLookup = Callable[[list[str]], dict[str, str]]
 # What both backends store: ids are 64-bit (SQLite INTEGER, PostgreSQL
@@ -107,6 +111,34 @@ def validate_body(body: str) -> str:
     if "\0" in body:
         raise InvalidInput("body must not contain NUL characters")
     return _no_surrogates(body, "body")
+
+
+def validate_state(state: str) -> str:
+    if state not in STATES:
+        raise InvalidInput(f"unknown state {state[:40]!r}: one of {', '.join(STATES)}")
+    return state
+
+
+def validate_limit(limit: int | None) -> int | None:
+    """A page size: a positive whole number, or None (or 0) for no limit."""
+    if limit is None or limit == 0:
+        return None
+    if limit < 0 or limit > MAX_TASK_ID:
+        raise InvalidInput(f"--limit {limit} is out of range: 0 (no limit) or a positive number")
+    return limit
+
+
+T = TypeVar("T")
+
+
+@dataclass
+class Page(Generic[T]):
+    """One page of a listing: its items, and how many more match (counted
+    up to :data:`COUNT_CAP`; ``more_exact`` is false when there are more)."""
+
+    items: list[T]
+    more: int = 0
+    more_exact: bool = True
 
 
 @dataclass
@@ -322,24 +354,76 @@ class Board:
         mine: bool = False,
         now: float | None = None,
     ) -> list[Task]:
-        if state is not None and state not in STATES:
-            raise InvalidInput(f"unknown state {state!r}: one of {', '.join(STATES)}")
+        """Every task (of ``state``, ``lane``, mine), unpaged: for callers that
+        need them all; people page through :meth:`task_page`."""
+        states = None if state is None else [state]
+        page = self.task_page(states=states, every=state is None, lane=lane, mine=mine, now=now)
+        return page.items
+
+    def task_page(
+        self,
+        *,
+        states: Sequence[str] | None = None,
+        every: bool = False,
+        lane: str | None = None,
+        mine: bool = False,
+        limit: int | None = None,
+        now: float | None = None,
+    ) -> Page[Task]:
+        """Tasks in id order, at most ``limit`` (None: all), and how many more.
+
+        Which: those in ``states``; else with ``every`` all of them; else the
+        live ones (neither done nor cancelled), what people look at. Each
+        shape has its own query and index (sql/<dialect>/0003_scale.sql), so
+        the default page reads about ``limit`` rows whatever the board's size.
+        """
+        wanted = sorted({validate_state(s) for s in states}) if states else None
         if lane is not None:
             validate_lane(lane)
-        rows = self.store.all(
-            "list_tasks", state=state, lane=lane, owner=self.agent if mine else None
-        )
-        return self.mark_stale([Task.from_row(r) for r in rows], now)
+        limit = validate_limit(limit)
+        shape = "state" if wanted else "all" if every else "live"
+        params: dict[str, Any] = {"lane": lane, "owner": self.agent if mine else None}
+        if wanted:
+            params["states"] = json.dumps(wanted)
+        with self.store.read():
+            rows = self.store.all(f"{shape}_tasks_page", limit=limit, **params)
+            more = 0
+            if limit is not None and len(rows) == limit:
+                row = self.store.one(
+                    f"{shape}_tasks_more",
+                    after=rows[-1]["id"] if rows else 0,
+                    cap=COUNT_CAP + 1,
+                    **params,
+                )
+                more = int(row["n"]) if row else 0
+        tasks = self.mark_stale([Task.from_row(r) for r in rows], now)
+        return Page(tasks, min(more, COUNT_CAP), more <= COUNT_CAP)
 
     def log(self, task_id: int | None = None) -> list[Event]:
-        if task_id is not None:
-            task_id = validate_task_id(task_id)
-            with self.store.read():
+        """Every event, of one task or of the board, oldest first (unpaged)."""
+        return self.log_page(task_id).items
+
+    def log_page(self, task_id: int | None = None, *, limit: int | None = None) -> Page[Event]:
+        """The newest ``limit`` events (None: all), shown oldest first, and how
+        many earlier ones there are; read backwards along an index."""
+        limit = validate_limit(limit)
+        with self.store.read():
+            if task_id is not None:
+                task_id = validate_task_id(task_id)
                 self._require_task(task_id)
-                rows = self.store.all("events", task_id=task_id)
-        else:
-            rows = self.store.all("events", task_id=None)
-        return [Event.from_row(r) for r in rows]
+                rows = self.store.all("task_events_page", task_id=task_id, limit=limit)
+            else:
+                rows = self.store.all("events_page", limit=limit)
+            more = 0
+            if limit is not None and len(rows) == limit and rows:
+                params: dict[str, Any] = {"before": rows[-1]["id"], "cap": COUNT_CAP + 1}
+                if task_id is not None:
+                    row = self.store.one("task_events_more", task_id=task_id, **params)
+                else:
+                    row = self.store.one("events_more", **params)
+                more = int(row["n"]) if row else 0
+        events = [Event.from_row(r) for r in reversed(rows)]
+        return Page(events, min(more, COUNT_CAP), more <= COUNT_CAP)
 
     # --- claiming -----------------------------------------------------------
 
@@ -693,40 +777,44 @@ class Board:
     def _conflicts(self, wanted: Sequence[PathSpec]) -> list[Conflict]:
         """Other agents' locks overlapping ``wanted``.
 
-        Candidates come from the key index, one query per distinct key (a
-        claim of N files in one directory asks once). Plain paths and
-        directories are matched through a :class:`paths.LiteralIndex`, so N
-        wanted against M held in one directory costs about N lookups, not
-        N x M comparisons; only globs (wanted or held) are compared pattern
-        by pattern, and only with the candidates of their key.
+        Candidates come from the key index in one query for all wanted keys
+        (``candidate_locks_batch``: the keys' ancestors exactly, their
+        subtrees as index ranges). Plain paths and directories are matched
+        through a :class:`paths.LiteralIndex`, so N wanted against M held in
+        one directory costs about N lookups, not N x M comparisons; only globs
+        (wanted or held) are compared pattern by pattern, and only with the
+        candidates of their key.
 
         Before granting on the strength of this answer, a transaction must
         hold :meth:`_serialize_grants`, or two grants could race past it.
         """
+        if not wanted:
+            return []
+        keys = sorted({paths.index_key(spec.pattern) for spec in wanted})
+        # A subtree range covers the ranges of the keys below it: ask for the
+        # outermost only, and each ancestor key once.
+        outer = [k for i, k in enumerate(keys) if not any(k.startswith(o) for o in keys[:i])]
+        exact = sorted({a for k in keys for a in paths.ancestor_keys(k)})
+        rows = self.store.all(
+            "candidate_locks_batch",
+            exact=json.dumps(exact),
+            ranges=json.dumps([{"lo": k, "hi": k + paths.KEY_RANGE_END} for k in outer]),
+        )
+        by_lock_key: dict[str, list[Lock]] = {}
+        seen: set[int] = set()
+        for row in rows:
+            lock = Lock.from_row(row)
+            if lock.id in seen or self._is_ours(lock.agent, lock.instance):
+                continue
+            seen.add(lock.id)
+            by_lock_key.setdefault(str(row["key"]), []).append(lock)
+        lock_keys = sorted(by_lock_key)
         by_key: dict[str, tuple[paths.LiteralIndex[Lock], list[Lock], list[Lock]]] = {}
         found: list[Conflict] = []
         for spec in wanted:
             key = paths.index_key(spec.pattern)
             if key not in by_key:
-                index: paths.LiteralIndex[Lock] = paths.LiteralIndex(self.ignorecase)
-                held_globs: list[Lock] = []
-                others: list[Lock] = []
-                rows = self.store.all(
-                    "candidate_locks",
-                    exact=json.dumps(paths.ancestor_keys(key)),
-                    below=key,
-                    below_end=key + paths.KEY_RANGE_END,
-                )
-                for row in rows:
-                    lock = Lock.from_row(row)
-                    if self._is_ours(lock.agent, lock.instance):
-                        continue
-                    others.append(lock)
-                    if paths.is_literal(lock.pattern):
-                        index.add(lock.pattern, lock)
-                    else:
-                        held_globs.append(lock)
-                by_key[key] = (index, held_globs, others)
+                by_key[key] = self._candidates(key, by_lock_key, lock_keys)
             index, held_globs, others = by_key[key]
             if paths.is_literal(spec.pattern):
                 hits = index.overlapping(spec.pattern) + [
@@ -744,46 +832,88 @@ class Board:
                 found.append(Conflict(spec.pattern, lock, wanted=spec.mode))
         return found
 
+    def _candidates(
+        self, key: str, by_lock_key: dict[str, list[Lock]], lock_keys: list[str]
+    ) -> tuple[paths.LiteralIndex[Lock], list[Lock], list[Lock]]:
+        """The fetched locks that may overlap a pattern of ``key`` (those of
+        its ancestor keys and of its subtree), literal ones indexed."""
+        import bisect
+
+        others = [lk for a in paths.ancestor_keys(key) for lk in by_lock_key.get(a, [])]
+        at = bisect.bisect_left(lock_keys, key)
+        while at < len(lock_keys) and lock_keys[at].startswith(key):
+            if lock_keys[at] != key:  # the key itself is one of its ancestor keys
+                others += by_lock_key[lock_keys[at]]
+            at += 1
+        index: paths.LiteralIndex[Lock] = paths.LiteralIndex(self.ignorecase)
+        held_globs: list[Lock] = []
+        for lock in others:
+            if paths.is_literal(lock.pattern):
+                index.add(lock.pattern, lock)
+            else:
+                held_globs.append(lock)
+        return index, held_globs, others
+
     def _serialize_grants(self) -> None:
         self.store.one("serialize_locks")
 
     def _grant(self, wanted: Sequence[PathSpec], task_id: int | None) -> list[Lock]:
-        """Grant every lock in ``wanted`` or refuse them all (raising rolls back)."""
+        """Grant every lock in ``wanted`` or refuse them all (raising rolls back).
+
+        What does not depend on other grants (the blob ids, from git) is
+        looked up first; then the board-wide serialisation is taken for the
+        short grant itself: one query for the candidates, one for our own
+        locks on these patterns, one statement inserting every new lock.
+        """
         if not wanted:
             return []
+        literal = [s.pattern.rstrip("/") for s in wanted if paths.is_literal(s.pattern)]
+        blobs = self.blob_ids(literal) if self.blob_ids and literal else {}
         self._serialize_grants()
         conflicts = self._conflicts(wanted)
         if conflicts:
             raise PathLocked(conflicts)
         mine = {
             (lk.pattern, lk.task_id): lk
-            for lk in (Lock.from_row(r) for r in self.store.all("list_locks", agent=self.agent))
+            for lk in (
+                Lock.from_row(r)
+                for r in self.store.all(
+                    "own_locks_on",
+                    agent=self.agent,
+                    patterns=json.dumps(sorted({s.pattern for s in wanted})),
+                )
+            )
             if lk.instance == self.instance
         }
-        literal = [s.pattern.rstrip("/") for s in wanted if paths.is_literal(s.pattern)]
-        blobs = self.blob_ids(literal) if self.blob_ids and literal else {}
-        granted: list[Lock] = []
+        granted: dict[str, Lock] = {}
+        new: list[dict[str, Any]] = []
         for spec in wanted:
             held = mine.get((spec.pattern, task_id))
             if held is not None:
                 if held.mode == LockMode.READ and spec.mode == LockMode.WRITE:
                     self.store.run("upgrade_lock", lock_id=held.id)
                     held.mode = LockMode.WRITE
-                granted.append(held)
+                granted[spec.pattern] = held
                 continue
-            row = self.store.one(
-                "insert_lock",
-                pattern=spec.pattern,
-                key=paths.index_key(spec.pattern),
-                mode=spec.mode.code,
+            new.append(
+                {
+                    "pattern": spec.pattern,
+                    "key": paths.index_key(spec.pattern),
+                    "mode": spec.mode.code,
+                    "base_blob": blobs.get(spec.pattern.rstrip("/")),
+                }
+            )
+        if new:
+            for row in self.store.all(
+                "insert_locks",
+                locks=json.dumps(new),
                 agent=self.agent,
                 task_id=task_id,
-                base_blob=blobs.get(spec.pattern.rstrip("/")),
                 instance=self.instance,
-            )
-            assert row is not None
-            granted.append(Lock.from_row(row))
-        return granted
+            ):
+                lock = Lock.from_row(row)
+                granted[lock.pattern] = lock
+        return [granted[spec.pattern] for spec in wanted]
 
     def lock(
         self,

@@ -304,3 +304,80 @@ RETURNING *
 
 -- name: take_over_locks
 UPDATE lac_locks SET instance = :instance WHERE task_id = :task_id AND agent = :agent
+
+-- --- lists that scale, and a grant in a few statements (issue 12) ---------
+-- Pages of `git lac tasks`: LIMIT :limit rows in id order (:limit NULL is
+-- all), and how many more match, counted only up to :cap (a count never
+-- reads more than :cap index entries). :lane and :owner are optional (NULL).
+
+-- name: live_tasks_filter
+state NOT IN ('done', 'cancelled')
+   AND (:lane::text IS NULL OR lane = :lane) AND (:owner::text IS NULL OR owner = :owner)
+
+-- name: live_tasks_page
+SELECT * FROM lac_tasks WHERE {{live_tasks_filter}} ORDER BY id LIMIT :limit
+
+-- name: live_tasks_more
+SELECT count(*) AS n FROM (SELECT 1 FROM lac_tasks
+                            WHERE {{live_tasks_filter}} AND id > :after LIMIT :cap) AS m
+
+-- name: state_tasks_filter
+state = ANY (ARRAY(SELECT jsonb_array_elements_text(:states::jsonb)))
+   AND (:lane::text IS NULL OR lane = :lane) AND (:owner::text IS NULL OR owner = :owner)
+
+-- name: state_tasks_page
+SELECT * FROM lac_tasks WHERE {{state_tasks_filter}} ORDER BY id LIMIT :limit
+
+-- name: state_tasks_more
+SELECT count(*) AS n FROM (SELECT 1 FROM lac_tasks
+                            WHERE {{state_tasks_filter}} AND id > :after LIMIT :cap) AS m
+
+-- name: all_tasks_filter
+(:lane::text IS NULL OR lane = :lane) AND (:owner::text IS NULL OR owner = :owner)
+
+-- name: all_tasks_page
+SELECT * FROM lac_tasks WHERE {{all_tasks_filter}} ORDER BY id LIMIT :limit
+
+-- name: all_tasks_more
+SELECT count(*) AS n FROM (SELECT 1 FROM lac_tasks
+                            WHERE {{all_tasks_filter}} AND id > :after LIMIT :cap) AS m
+
+-- name: events_page
+-- The newest :limit events (the caller shows them oldest first).
+SELECT * FROM lac_events ORDER BY id DESC LIMIT :limit
+
+-- name: events_more
+SELECT count(*) AS n FROM (SELECT 1 FROM lac_events WHERE id < :before LIMIT :cap) AS m
+
+-- name: task_events_page
+SELECT * FROM lac_events WHERE task_id = :task_id ORDER BY id DESC LIMIT :limit
+
+-- name: task_events_more
+SELECT count(*) AS n FROM (SELECT 1 FROM lac_events
+                            WHERE task_id = :task_id AND id < :before LIMIT :cap) AS m
+
+-- name: candidate_locks_batch
+-- The locks that may overlap any of a grant's wanted patterns, in one round
+-- trip: those whose key is one of :exact (the wanted keys and their
+-- ancestors), and those whose key lies in one of :ranges
+-- ([{"lo": key, "hi": key + U+10FFFF}], the wanted keys' subtrees), each
+-- range an index scan. A lock may come twice; the caller dedupes.
+SELECT * FROM lac_locks
+ WHERE key = ANY (ARRAY(SELECT jsonb_array_elements_text(:exact::jsonb)))
+UNION ALL
+SELECT l.* FROM jsonb_to_recordset(:ranges::jsonb) AS r(lo text, hi text)
+ CROSS JOIN LATERAL (SELECT * FROM lac_locks WHERE key >= r.lo AND key < r.hi) AS l
+
+-- name: own_locks_on
+-- This agent's locks on exactly these patterns (a regrant).
+SELECT * FROM lac_locks
+ WHERE agent = :agent
+   AND pattern = ANY (ARRAY(SELECT jsonb_array_elements_text(:patterns::jsonb)))
+
+-- name: insert_locks
+-- Every lock of one grant in one statement (one round trip): :locks is
+-- [{"pattern", "key", "mode", "base_blob"}].
+INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob, instance)
+SELECT x.pattern, x.key, x.mode, :agent, :task_id::bigint, {{now}}, x.base_blob, :instance
+  FROM jsonb_to_recordset(:locks::jsonb) AS x(pattern text, key text, mode text, base_blob text)
+RETURNING *

@@ -111,3 +111,8 @@ CREATE FUNCTION lac_claimable(p_task bigint, p_agent text) RETURNS SETOF boolean
                                 '[]'::jsonb)
                        FROM lac_tasks t WHERE t.id = p_task), false)
     $$;
+
+-- 0003 (issue 12, lists that scale): the paged listings of tasks.
+CREATE INDEX lac_tasks_live ON lac_tasks (id) WHERE state NOT IN ('done', 'cancelled');
+CREATE INDEX lac_tasks_live_lane ON lac_tasks (lane, id) WHERE state NOT IN ('done', 'cancelled');
+CREATE INDEX lac_tasks_state ON lac_tasks (state, id);

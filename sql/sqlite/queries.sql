@@ -288,3 +288,80 @@ RETURNING *
 
 -- name: take_over_locks
 UPDATE lac_locks SET instance = :instance WHERE task_id = :task_id AND agent = :agent
+
+-- --- lists that scale, and a grant in a few statements (issue 12) ---------
+-- Pages of `git lac tasks`: LIMIT :limit rows in id order (:limit NULL is all),
+-- and how many more match, counted only up to :cap (a count never reads more
+-- than :cap index entries). :lane and :owner are optional (NULL).
+
+-- name: live_tasks_filter
+state NOT IN ('done', 'cancelled')
+   AND (:lane IS NULL OR lane = :lane) AND (:owner IS NULL OR owner = :owner)
+
+-- name: live_tasks_page
+SELECT * FROM lac_tasks WHERE {{live_tasks_filter}} ORDER BY id LIMIT coalesce(:limit, -1)
+
+-- name: live_tasks_more
+SELECT count(*) AS n FROM (SELECT 1 FROM lac_tasks
+                            WHERE {{live_tasks_filter}} AND id > :after LIMIT :cap)
+
+-- name: state_tasks_filter
+state IN (SELECT value FROM json_each(:states))
+   AND (:lane IS NULL OR lane = :lane) AND (:owner IS NULL OR owner = :owner)
+
+-- name: state_tasks_page
+SELECT * FROM lac_tasks WHERE {{state_tasks_filter}} ORDER BY id LIMIT coalesce(:limit, -1)
+
+-- name: state_tasks_more
+SELECT count(*) AS n FROM (SELECT 1 FROM lac_tasks
+                            WHERE {{state_tasks_filter}} AND id > :after LIMIT :cap)
+
+-- name: all_tasks_filter
+(:lane IS NULL OR lane = :lane) AND (:owner IS NULL OR owner = :owner)
+
+-- name: all_tasks_page
+SELECT * FROM lac_tasks WHERE {{all_tasks_filter}} ORDER BY id LIMIT coalesce(:limit, -1)
+
+-- name: all_tasks_more
+SELECT count(*) AS n FROM (SELECT 1 FROM lac_tasks
+                            WHERE {{all_tasks_filter}} AND id > :after LIMIT :cap)
+
+-- name: events_page
+-- The newest :limit events (the caller shows them oldest first).
+SELECT * FROM lac_events ORDER BY id DESC LIMIT coalesce(:limit, -1)
+
+-- name: events_more
+SELECT count(*) AS n FROM (SELECT 1 FROM lac_events WHERE id < :before LIMIT :cap)
+
+-- name: task_events_page
+SELECT * FROM lac_events WHERE task_id = :task_id ORDER BY id DESC LIMIT coalesce(:limit, -1)
+
+-- name: task_events_more
+SELECT count(*) AS n FROM (SELECT 1 FROM lac_events
+                            WHERE task_id = :task_id AND id < :before LIMIT :cap)
+
+-- name: candidate_locks_batch
+-- The locks that may overlap any of a grant's wanted patterns, in one query:
+-- those whose key is one of :exact (the wanted keys and their ancestors), and
+-- those whose key lies in one of :ranges ([{"lo": key, "hi": key + U+10FFFF}],
+-- the wanted keys' subtrees). A lock may come twice; the caller dedupes.
+SELECT * FROM lac_locks WHERE key IN (SELECT value FROM json_each(:exact))
+UNION ALL
+SELECT l.* FROM json_each(:ranges) AS r
+  JOIN lac_locks AS l
+    ON l.key >= json_extract(r.value, '$.lo') AND l.key < json_extract(r.value, '$.hi')
+
+-- name: own_locks_on
+-- This agent's locks at this instance on exactly these patterns (a regrant).
+SELECT * FROM lac_locks
+ WHERE agent = :agent AND pattern IN (SELECT value FROM json_each(:patterns))
+
+-- name: insert_locks
+-- Every lock of one grant in one statement: :locks is
+-- [{"pattern", "key", "mode", "base_blob"}].
+INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob, instance)
+SELECT json_extract(value, '$.pattern'), json_extract(value, '$.key'),
+       json_extract(value, '$.mode'), :agent, :task_id, {{now}},
+       json_extract(value, '$.base_blob'), :instance
+  FROM json_each(:locks)
+RETURNING *

@@ -94,3 +94,8 @@ CREATE TABLE lac_settings (
     name  TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+
+-- 0003 (issue 12, lists that scale): the paged listings of tasks.
+CREATE INDEX lac_tasks_live ON lac_tasks (id) WHERE state NOT IN ('done', 'cancelled');
+CREATE INDEX lac_tasks_live_lane ON lac_tasks (lane, id) WHERE state NOT IN ('done', 'cancelled');
+CREATE INDEX lac_tasks_state ON lac_tasks (state, id);

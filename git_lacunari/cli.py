@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import click
 
 from . import __version__, edge, render
-from .board import Claim
+from .board import Claim, Page, validate_limit, validate_state
 from .durations import format_duration, parse_duration
 from .edge import Result
 from .errors import BadUsage, InvalidInput, PathLocked, Refused
@@ -365,21 +365,65 @@ def _id(value: str) -> int:
     return validate_task_id(value)
 
 
+DEFAULT_LIMIT = 50  # rows a listing shows unless --limit says otherwise (0: all)
+LIMIT_HELP = f"Show at most N (default {DEFAULT_LIMIT}; 0 shows all)."
+
+
+def more_line(page: Page[Any], what: str) -> list[str]:
+    """The last line of a cut listing: how many more, and how to see them."""
+    if not page.more:
+        return []
+    count = f"{page.more:,}" if page.more_exact else f"more than {page.more:,}"
+    return [f"… {count} {what}; --limit 0 shows all"]
+
+
+def paged(page: Page[Any], limit: int) -> dict[str, Any]:
+    """What a listing's --json says of its paging."""
+    return {"limit": limit or None, "more": page.more, "more_exact": page.more_exact}
+
+
 @cli.command(context_settings=CONTEXT)
-@click.option("--state", help=f"Only tasks in this state ({', '.join(STATES)}).")
+@click.option(
+    "--state",
+    "states",
+    multiple=True,
+    metavar="S",
+    help=f"Only tasks in state S ({', '.join(STATES)}); repeat or comma-separate for several.",
+)
+@click.option("--all", "every", is_flag=True, help="Also done and cancelled tasks.")
 @click.option("--lane", help="Only tasks of this lane.")
 @click.option("--mine", is_flag=True, help="Only tasks I have claimed.")
+@click.option("--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=LIMIT_HELP)
 @common
 def tasks(
-    session: Session, as_json: bool, state: str | None, lane: str | None, mine: bool
+    session: Session,
+    as_json: bool,
+    states: tuple[str, ...],
+    every: bool,
+    lane: str | None,
+    mine: bool,
+    limit: int,
 ) -> Result:
-    """List tasks, with owner and heartbeat age of each claim."""
+    """List tasks in id order, with owner and heartbeat age of each claim.
+
+    Done and cancelled tasks are hidden unless --all or --state asks for them.
+    At most --limit tasks are shown; a last line (on stderr) says how many
+    more there are. With --json, "more" counts them (up to 10,000:
+    "more_exact" is false beyond) and --limit 0 prints every task.
+    """
+    wanted = [s.strip() for given in states for s in given.split(",") if s.strip()]
+    if states and not wanted:
+        raise InvalidInput("--state needs a state: " + ", ".join(STATES))
+    for state in wanted:
+        validate_state(state)
+    validate_limit(limit)
     board = session.board()
     now = board.now()
-    found = board.tasks(state=state, lane=lane, mine=mine, now=now)
+    page = board.task_page(states=wanted, every=every, lane=lane, mine=mine, limit=limit, now=now)
     return Result(
-        {"tasks": [t.to_json() for t in found], "now": now},
-        "\n".join(task_line(t, now) for t in found) or "no tasks",
+        {"tasks": [t.to_json() for t in page.items], "now": now, **paged(page, limit)},
+        "\n".join(task_line(t, now) for t in page.items) or "no tasks",
+        warnings=more_line(page, "more tasks"),
     )
 
 
@@ -396,13 +440,21 @@ def show(session: Session, as_json: bool, task_id: str) -> Result:
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("task_id", metavar="[ID]", required=False)
+@click.option("--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=LIMIT_HELP)
 @common
-def log(session: Session, as_json: bool, task_id: str | None) -> Result:
-    """Print the event history, of one task or of the whole board."""
-    events = session.board().log(_id(task_id) if task_id is not None else None)
+def log(session: Session, as_json: bool, task_id: str | None, limit: int) -> Result:
+    """Print the event history, of one task or of the whole board.
+
+    The newest --limit events, oldest first; a last line (on stderr) says how
+    many earlier ones there are. --limit 0 prints the whole history.
+    """
+    task = _id(task_id) if task_id is not None else None
+    validate_limit(limit)
+    page = session.board().log_page(task, limit=limit)
     return Result(
-        {"events": [e.to_json() for e in events]},
-        "\n".join(event_line(e) for e in events) or "no events",
+        {"events": [e.to_json() for e in page.items], **paged(page, limit)},
+        "\n".join(event_line(e) for e in page.items) or "no events",
+        warnings=more_line(page, "earlier events"),
     )
 
 

@@ -280,7 +280,8 @@ def listings(
             )
     page = boards["big"].task_page(limit=50)
     print(
-        f"{backend:<8} default page at {sizes['big']:,}: {len(page.items)} shown, {page.more:,} more"
+        f"{backend:<8} default page at {sizes['big']:,} tasks: "
+        f"{len(page.items)} shown, {page.more:,} more"
     )
     for board_ in boards.values():
         board_.store.close()
@@ -339,7 +340,7 @@ def hook(
             [GIT_LAC, "hooks", "install"], cwd=repo, env=ENV, check=True, capture_output=True
         )
     samples: dict[str, list[float]] = {"small": [], "big": []}
-    for size, repo in repos.items():  # warm the caches once
+    for repo in repos.values():  # warm the caches once
         run_hook(repo)
     for _ in range(args.runs):
         for size, repo in repos.items():

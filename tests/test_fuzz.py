@@ -123,16 +123,40 @@ def _commands(
 COMMANDS = _commands(cli)
 
 
+# `tasks --state`: states alone, comma lists of them, and near misses.
+STATE_VALUES = st.one_of(
+    st.sampled_from(["open", "done", "cancelled", "claimed", "parked", "done,cancelled"]),
+    st.sampled_from(["open, claimed", ",", "open,", "Open", "finished", "done,,x", ""]),
+    st.lists(st.sampled_from(["open", "done", "parked", "nope"]), max_size=4).map(",".join),
+)
+# `--limit`: the page sizes people give, and what no page size is.
+LIMIT_VALUES = st.one_of(
+    st.sampled_from(["0", "1", "2", "50", "-1", "1.5", "x", str(2**63), str(2**63 - 1)]),
+    st.integers(-3, 5).map(str),
+)
+
+
 def _values(param: click.Parameter) -> st.SearchStrategy[str]:
     """Numbers where a number is wanted (half the time), anything otherwise."""
+    if param.name == "states":
+        return st.one_of(STATE_VALUES, VALUE)
+    if param.name == "limit":
+        return st.one_of(LIMIT_VALUES, NUMBER)
     numeric = isinstance(param.type, click.types.IntParamType) or "id" in (param.name or "")
     numeric = numeric or param.name in ("after", "deps", "task")
     return st.one_of(NUMBER, VALUE) if numeric else VALUE
 
 
+LISTINGS: list[tuple[tuple[str, ...], click.Command]] = [
+    (path, command) for path, command in COMMANDS if path in (("tasks",), ("log",))
+]
+
+
 @st.composite
-def invocations(draw: st.DrawFn) -> tuple[list[str], dict[str, str]]:
-    path, command = draw(st.sampled_from(COMMANDS))
+def invocations(
+    draw: st.DrawFn, commands: list[tuple[tuple[str, ...], click.Command]] = COMMANDS
+) -> tuple[list[str], dict[str, str]]:
+    path, command = draw(st.sampled_from(commands))
     args: list[str] = list(path)
     args += FINISHING.get(path[-1]) or []
     trailing: list[str] = []
@@ -202,7 +226,7 @@ def strict_json(text: str) -> Any:
     return json.loads(text, parse_constant=refuse)
 
 
-@settings(
+FUZZ_SETTINGS = settings(
     max_examples=120,
     deadline=None,
     database=None,
@@ -210,10 +234,38 @@ def strict_json(text: str) -> Any:
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
+
+
+@FUZZ_SETTINGS
 @given(call=invocations())
 def test_every_verb_answers_within_the_contract(
     lac: Lac, repo: Path, board_url: str | None, monkeypatch: pytest.MonkeyPatch, call: Any
 ) -> None:
+    answers_within_the_contract(lac, repo, board_url, monkeypatch, call)
+
+
+@settings(FUZZ_SETTINGS, max_examples=60)
+@given(call=invocations(LISTINGS))
+def test_listings_answer_within_the_contract(
+    lac: Lac, repo: Path, board_url: str | None, monkeypatch: pytest.MonkeyPatch, call: Any
+) -> None:
+    """`tasks` and `log` alone, so their paging flags (--limit, --state, --all)
+    are drawn often; a page is never longer than its --limit."""
+    argv, _ = call
+    result = answers_within_the_contract(lac, repo, board_url, monkeypatch, call)
+    given = [argv[n + 1] for n, word in enumerate(argv[:-1]) if word == "--limit"]
+    if result.code == 0 and _wants_json(argv) and given:
+        limit = int(given[-1])  # click took it: a whole number
+        body = strict_json(result.out)
+        rows = body.get("tasks", body.get("events"))
+        if rows is not None:  # not --version or --help
+            assert limit == 0 or len(rows) <= limit, result
+            assert body["limit"] == (limit or None) and body["more"] >= 0, result
+
+
+def answers_within_the_contract(
+    lac: Lac, repo: Path, board_url: str | None, monkeypatch: pytest.MonkeyPatch, call: Any
+) -> Result:
     argv, env = call
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # pre-push reads refs from stdin
     # Something to act on: a task, a claim and a lock of the default agent.
@@ -232,3 +284,4 @@ def test_every_verb_answers_within_the_contract(
         assert isinstance(body, dict) and body["ok"] == (result.code == 0), shown
     if result.code == 2:
         assert snapshot(repo, board_url) == before, shown
+    return result

@@ -370,11 +370,13 @@ LIMIT_HELP = f"Show at most N (default {DEFAULT_LIMIT}; 0 shows all)."
 
 
 def more_line(page: Page[Any], what: str) -> list[str]:
-    """The last line of a cut listing: how many more, and how to see them."""
+    """The last line of a cut listing: how many more, and how to see them
+    (``what`` is singular: "more task")."""
     if not page.more:
         return []
     count = f"{page.more:,}" if page.more_exact else f"more than {page.more:,}"
-    return [f"… {count} {what}; --limit 0 shows all"]
+    plural = "" if page.more == 1 and page.more_exact else "s"
+    return [f"… {count} {what}{plural}; --limit 0 shows all"]
 
 
 def paged(page: Page[Any], limit: int) -> dict[str, Any]:
@@ -423,7 +425,7 @@ def tasks(
     return Result(
         {"tasks": [t.to_json() for t in page.items], "now": now, **paged(page, limit)},
         "\n".join(task_line(t, now) for t in page.items) or "no tasks",
-        warnings=more_line(page, "more tasks"),
+        warnings=more_line(page, "more task"),
     )
 
 
@@ -454,7 +456,7 @@ def log(session: Session, as_json: bool, task_id: str | None, limit: int) -> Res
     return Result(
         {"events": [e.to_json() for e in page.items], **paged(page, limit)},
         "\n".join(event_line(e) for e in page.items) or "no events",
-        warnings=more_line(page, "earlier events"),
+        warnings=more_line(page, "earlier event"),
     )
 
 

@@ -56,6 +56,8 @@ def test_tasks_limit_says_how_many_more(mixed: Lac) -> None:
     cut = mixed("tasks", "--limit", "2")
     assert [line.split()[0] for line in cut.out.splitlines()] == ["#1", "#2"]
     assert cut.err.strip().splitlines() == ["… 2 more tasks; --limit 0 shows all"]
+    one = mixed("tasks", "--limit", "3")
+    assert one.err.strip() == "… 1 more task; --limit 0 shows all"
     as_json = mixed("tasks", "--limit", "2", "--all", "--json")
     assert ids(as_json) == [1, 2]
     assert (as_json.json["limit"], as_json.json["more"], as_json.json["more_exact"]) == (2, 4, True)

@@ -18,9 +18,6 @@ from .board import Board
 from .durations import format_duration
 from .edge import Result
 from .errors import (
-    BoardBusy,
-    BoardCorrupt,
-    BoardFailed,
     BoardUnreachable,
     CannotWorkHere,
     InvalidInput,
@@ -106,11 +103,29 @@ def changes_of(repo: Repo, revs: Sequence[str]) -> list[tuple[str, list[str]]]:
     return found
 
 
-def offline_policy(repo: Repo, default: str) -> str:
-    value = (repo.get("lac.guard.offline") or default).strip().lower()
+def offline_policy(repo: Repo, default: str, key: str = "lac.guard.offline") -> str:
+    value = (repo.get(key) or default).strip().lower()
     if value not in OFFLINE_CHOICES:
-        raise InvalidInput(f"lac.guard.offline is {value!r}; use warn or refuse")
+        raise InvalidInput(f"{key} is {value!r}; use warn or refuse")
     return value
+
+
+# The offline policy (README, "When the board cannot answer"): what a client
+# hook does when the board gives no answer, by trouble and by hook.
+# - unreachable (no connection, a configured board file missing):
+#   lac.guard.offline, default warn (commit, merge) and refuse (push);
+# - reached but no answer (busy or locked past the bound, damaged, too new,
+#   failed, disk full): lac.guard.unanswered, default refuse on every hook,
+#   so a slow or broken board never lets work through unchecked unless the
+#   repository says so.
+def trouble_policy(repo: Repo, what: str, unreachable: bool) -> tuple[str, str]:
+    """(policy, the key that sets it) for a board that cannot be reached, or
+    one that was reached but did not answer, on this hook."""
+    if unreachable:
+        key, default = "lac.guard.offline", "refuse" if what == "push" else "warn"
+    else:
+        key, default = "lac.guard.unanswered", "refuse"
+    return offline_policy(repo, default, key), key
 
 
 def describe(holding: Conflict, now: float) -> str:
@@ -134,19 +149,28 @@ def checked(
 HOOK_OF = {"commit": "pre-commit", "push": "pre-push", "merge": "pre-merge-commit"}
 
 
-def _offline(policy: str, what: str, exc: BoardUnreachable) -> Result:
+def _offline(repo: Repo, what: str, exc: CannotWorkHere) -> Result:
+    """The offline policy applied: allowed unchecked with one line (warn), or
+    refused with one line: unfinished (exit 1) for a board that cannot be
+    reached, the board's own error (exit 3, its kind and cause in --json)
+    for one that was reached but did not answer."""
     hook = HOOK_OF[what]
+    policy, key = trouble_policy(repo, what, isinstance(exc, BoardUnreachable))
     if policy == "warn":
         return Result(
             checked(hook, 0, offline=True),
-            warnings=[
-                f"git lac: {exc.message}; {what} allowed unchecked (lac.guard.offline = warn)"
-            ],
+            warnings=[f"git lac: {exc.message}; {what} allowed unchecked ({key} = warn)"],
         )
+    if not isinstance(exc, BoardUnreachable):
+        exc.args = (
+            f"{exc.message}; {what} refused, nothing was checked "
+            f"({key} = refuse; LAC_GUARD=off skips the guard)",
+        )
+        exc.hint = None
+        raise exc
     return Result(
         checked(hook, 0, offline=True),
-        unfinished=f"{exc.message}; {what} refused "
-        "(lac.guard.offline = refuse; LAC_GUARD=off skips the guard)",
+        unfinished=f"{exc.message}; {what} refused ({key} = refuse; LAC_GUARD=off skips the guard)",
     )
 
 
@@ -160,17 +184,17 @@ def _holdings(
     if not changed:
         return Result(checked(hook, 0))
     open_board = functools.cache(open_board)  # one board for the question and its clock
-    policy = offline_policy(repo, "refuse" if what == "push" else "warn")
+    for unreachable in (True, False):  # a bad policy value: exit 2, before the board is asked
+        trouble_policy(repo, what, unreachable)
     try:
-        holdings = open_board().held_by_others(changed)
-    except BoardUnreachable as exc:
-        return _offline(policy, what, exc)
-    except (BoardBusy, BoardCorrupt, BoardFailed) as exc:  # reached, but no answer: never "offline"
-        exc.hint = f"git lac: {what} refused: the board did not answer, so nothing was checked"
-        raise
+        board = open_board()
+        holdings = board.held_by_others(changed)
+        now = board.now() if holdings else 0.0
+    except CannotWorkHere as exc:  # unreachable, busy, damaged, too new, failed, disk full
+        return _offline(repo, what, exc)
     if not holdings:
         return Result(checked(hook, len(changed)))
-    return holdings, open_board().now()
+    return holdings, now
 
 
 def guard_pre_commit(repo: Repo, open_board: Callable[[], Board]) -> Result:
@@ -649,9 +673,7 @@ def run_guard(
         return Result(checked(hook, 0, skipped=True))
     except BoardUnreachable as exc:
         return _offline(
-            offline_policy(repo, "refuse" if hook == "pre-push" else "warn"),
-            {"pre-push": "push", "pre-merge-commit": "merge"}.get(hook, "commit"),
-            exc,
+            repo, {"pre-push": "push", "pre-merge-commit": "merge"}.get(hook, "commit"), exc
         )
     if hook == "pre-commit":
         return guard_pre_commit(repo, session.board)

@@ -24,6 +24,20 @@ POLL_INTERVAL_S = 0.5  # how often `claim --next --wait` looks again
 SQLITE_BUSY, SQLITE_LOCKED = 5, 6
 SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26
 SQLITE_CANTOPEN = 14
+SQLITE_IOERR, SQLITE_FULL = 10, 13
+# Less free space than this where the board lives, with an I/O error: the
+# disk is full (SQLite reports ENOSPC as SQLITE_FULL or as a write I/O error).
+NEARLY_FULL_BYTES = 1 << 20
+
+
+def _disk_full(path: Path) -> bool:
+    import os
+
+    try:
+        stat = os.statvfs(path.parent)
+    except OSError:
+        return False
+    return stat.f_bavail * stat.f_frsize < NEARLY_FULL_BYTES
 
 
 def sqlite_path(url: str | None, common_dir: Path) -> Path:
@@ -99,6 +113,11 @@ class SqliteStore(StoreBase):
             return BoardCorrupt(
                 f"the board at {self.path} is damaged ({first}): restore it from a copy, "
                 "or move it aside and run `git lac init` for a new one"
+            )
+        if code in (SQLITE_IOERR, SQLITE_FULL) and (code == SQLITE_FULL or _disk_full(self.path)):
+            return BoardFailed(
+                f"the board at {self.path} cannot be written: its disk is full ({first}); "
+                "free some space and retry"
             )
         if code == SQLITE_CANTOPEN:
             return BoardUnreachable(f"cannot open the board at {self.path}: {first}")

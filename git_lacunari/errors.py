@@ -304,7 +304,7 @@ class AlreadyOpen(Refused):
         super().__init__(self.reason, self._says(advice, task=task), task=task)
 
 
-# --- a board that was reached but did not answer (never the offline policy) ------------
+# --- a board that was reached but did not answer (never "unreachable") ---------------
 
 
 class BoardBusy(CannotWorkHere):
@@ -312,10 +312,12 @@ class BoardBusy(CannotWorkHere):
 
     A wait on the board ran out (``lac.timeout``): its SQLite file held by
     another writer, a PostgreSQL lock or statement timeout, a deadlock or a
-    serialization failure. The board was reached and nothing was written: this
-    is never the guards' offline policy. ``cause`` names which wait it was
-    (``locked``, ``lock_timeout``, ``statement_timeout``, ``cancelled``,
-    ``deadlock``, ``serialization_failure``) and is printed in ``--json``.
+    serialization failure. The board was reached and nothing was written: it
+    is never "unreachable", and the guards' offline policy takes it by
+    ``lac.guard.unanswered`` (default refuse), not ``lac.guard.offline``.
+    ``cause`` names which wait it was (``locked``, ``lock_timeout``,
+    ``statement_timeout``, ``cancelled``, ``deadlock``,
+    ``serialization_failure``) and is printed in ``--json``.
     """
 
     kind = "board_busy"

@@ -4,13 +4,14 @@ index, not compared pattern by pattern (counted, not timed)."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from git_lacunari import paths
+from git_lacunari.board import Board
 from git_lacunari.errors import PathLocked
 
-from .conftest import Boards
+from .conftest import Boards, board_sql
 
 SEGMENT = st.sampled_from(["a", "b", "A", "ab", "a.b", "a-b", "c"])
 LITERAL = st.builds(
@@ -55,3 +56,71 @@ def test_claiming_many_files_beside_many_held_compares_no_patterns(
         ("big/x.glob", "big/*.glob"),
         ("big/", "big/held-0.py"),
     }
+
+
+# Patterns across a few directories at several depths, globs among them, so
+# one grant asks for several keys at once (ancestors, subtrees, siblings).
+PART = st.sampled_from(["a", "b", "A"])
+PATTERN = st.one_of(
+    st.builds(
+        lambda ps, slash: "/".join(ps) + ("/" if slash else ""),
+        st.lists(PART, min_size=1, max_size=4),
+        st.booleans(),
+    ),
+    st.builds(
+        lambda ps, g: "/".join([*ps, g]),
+        st.lists(PART, max_size=2),
+        st.sampled_from(["*", "*.py", "**", "?"]),
+    ),
+)
+
+
+@settings(
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+# Two wanted subtrees apart, each with a lock deep below it: one range per
+# subtree must be asked for (a batch that asked for only one missed these).
+@example(held=[("b/b/a", True)], wanted=[("a/a", True), ("b/b", True)])
+@example(held=[("a/b/A/*.py", False)], wanted=[("b/a", True), ("a/b/x.py", True)])
+@given(
+    held=st.lists(st.tuples(PATTERN, st.booleans()), max_size=8),
+    wanted=st.lists(st.tuples(PATTERN, st.booleans()), min_size=1, max_size=5),
+)
+def test_one_query_for_every_key_finds_what_comparing_all_finds(
+    boards: Boards, held: list[tuple[str, bool]], wanted: list[tuple[str, bool]]
+) -> None:
+    """The grant's batched candidates miss no conflict: the same answer as
+    comparing every wanted pattern with every held lock."""
+    holder, asker = boards("dana"), boards("erin")
+    try:
+        check_against_all(holder, asker, held, wanted)
+    finally:  # two connections per example, not two hundred per test
+        for store in boards.opened:
+            store.close()
+        boards.opened.clear()
+
+
+def check_against_all(
+    holder: Board, asker: Board, held: list[tuple[str, bool]], wanted: list[tuple[str, bool]]
+) -> None:
+    from git_lacunari.model import LockMode
+
+    board_sql(holder.store, "DELETE FROM lac_locks")
+    for pattern, write in held:
+        holder.lock([pattern], mode=LockMode.WRITE if write else LockMode.READ)
+    specs = asker.specs([p for p, w in wanted if w], [p for p, w in wanted if not w])
+    with asker.store.read():
+        found = {(c.path, c.lock.id) for c in asker._conflicts(specs)}
+    every = holder.locks()
+    expected = {
+        (spec.pattern, lock.id)
+        for spec in specs
+        for lock in every
+        if paths.overlap(lock.pattern, spec.pattern)
+        and not (spec.mode == LockMode.READ and lock.mode == LockMode.READ)
+    }
+    assert found == expected

@@ -675,9 +675,36 @@ def run_guard(
         return _offline(
             repo, {"pre-push": "push", "pre-merge-commit": "merge"}.get(hook, "commit"), exc
         )
+    bound = hook_timeout(repo)
+
+    def open_board() -> Board:
+        return session.board(timeout=bound)
+
     if hook == "pre-commit":
-        return guard_pre_commit(repo, session.board)
+        return guard_pre_commit(repo, open_board)
     if hook == "pre-merge-commit":
-        return guard_pre_merge_commit(repo, session.board)
+        return guard_pre_merge_commit(repo, open_board)
     stdin_text = read_stdin() if remote is not None else None
-    return guard_pre_push(repo, session.board, remote, stdin_text, url=url)
+    return guard_pre_push(repo, open_board, remote, stdin_text, url=url)
+
+
+HOOK_TIMEOUT_S = 2.0  # a commit should not stand still for long on a busy board
+
+
+def hook_timeout(repo: Repo) -> str:
+    """The client hooks' bound on any one wait: ``lac.guard.timeout``, else
+    the shorter of ``lac.timeout`` and 2 s (``LAC_TIMEOUT`` beats both, as
+    everywhere)."""
+    from .durations import parse_duration
+    from .errors import BadDuration
+    from .store.base import MAX_TIMEOUT_S, resolve_timeout
+
+    given = repo.get("lac.guard.timeout")
+    if given:
+        try:
+            seconds = parse_duration(given, at_most=MAX_TIMEOUT_S)
+        except BadDuration as exc:
+            raise BadDuration(f"lac.guard.timeout: {exc.message}") from None
+    else:
+        seconds = min(resolve_timeout(repo.get("lac.timeout")), HOOK_TIMEOUT_S)
+    return f"{max(seconds, 0.001):.3f}"

@@ -72,7 +72,10 @@ class Session:
         url: str | None = None,
         touch: bool = True,
         name: str | None = None,
+        timeout: str | None = None,
     ) -> Board:
+        """The board; ``timeout`` (a duration) bounds its waits instead of
+        ``lac.timeout`` (the hooks' shorter bound); ``LAC_TIMEOUT`` beats both."""
         from .board import Board
         from .store import open_store
 
@@ -81,7 +84,7 @@ class Session:
             url or repo.get("lac.url"),
             repo.common_dir,
             create=create,
-            timeout=repo.get("lac.timeout"),
+            timeout=timeout or repo.get("lac.timeout"),
             board=name or repo.get("lac.board"),
         )
         board = Board(

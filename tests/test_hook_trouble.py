@@ -247,3 +247,20 @@ def test_merge_hook_refuses_on_a_busy_board_by_default(hooked: Path, board_url: 
         line = our_line(merged, time.monotonic() - start)
     assert merged.code != 0 and "merge refused" in line and "is busy" in line, merged
     assert head(repo) == before
+
+
+def test_hooks_wait_less_than_commands(hooked: Path, board_url: str | None) -> None:
+    """A commit does not stand 5 s (lac.timeout's default) on a busy board:
+    the hooks' bound is the shorter of lac.timeout and 2 s, or lac.guard.timeout."""
+    repo = hooked
+    git(repo, "config", "--unset", "lac.timeout")
+    with trouble("busy", repo, board_url):
+        refused, waited = commit(repo)
+        line = our_line(refused, waited)
+        assert refused.code != 0 and "2s" in line and waited < 4.5, (line, waited)
+        git(repo, "config", "lac.guard.timeout", "0.5s")
+        refused, waited = commit(repo)
+        assert "0.5s" in our_line(refused, waited) and waited < 3.0, (refused, waited)
+        git(repo, "config", "lac.guard.timeout", "never")
+        bad = lac_process(repo, "guard", "pre-commit")
+        assert bad.code == 2 and bad.err.startswith("git lac: lac.guard.timeout: invalid duration")

@@ -424,7 +424,8 @@ def tasks(
     page = board.task_page(states=wanted, every=every, lane=lane, mine=mine, limit=limit, now=now)
     return Result(
         {"tasks": [t.to_json() for t in page.items], "now": now, **paged(page, limit)},
-        "\n".join(task_line(t, now) for t in page.items) or "no tasks",
+        # Not built for --json: a --limit 0 listing is long.
+        "" if as_json else "\n".join(task_line(t, now) for t in page.items) or "no tasks",
         warnings=more_line(page, "more task"),
     )
 
@@ -455,7 +456,7 @@ def log(session: Session, as_json: bool, task_id: str | None, limit: int) -> Res
     page = session.board().log_page(task, limit=limit)
     return Result(
         {"events": [e.to_json() for e in page.items], **paged(page, limit)},
-        "\n".join(event_line(e) for e in page.items) or "no events",
+        "" if as_json else "\n".join(event_line(e) for e in page.items) or "no events",
         warnings=more_line(page, "earlier event"),
     )
 

@@ -306,7 +306,7 @@ def test_drain_runs_tasks_with_their_environment(lac: Lac, repo: Path, tmp_path:
         "LAC_AGENT": "d1",
         "LAC_TASK_PATHS": '[["out/a", "write"]]',
     }
-    assert [t["state"] for t in lac("tasks", "--json").json["tasks"]] == ["done", "done"]
+    assert [t["state"] for t in lac("tasks", "--all", "--json").json["tasks"]] == ["done", "done"]
 
 
 def test_failures_are_retried_then_parked(lac: Lac, repo: Path) -> None:

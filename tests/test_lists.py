@@ -157,6 +157,13 @@ LISTINGS: list[tuple[str, dict[str, Any], str]] = [
     ("events_page", {"limit": 50}, ""),
     ("task_events_page", {"limit": 50, "task_id": 3}, "lac_events_task"),
     ("events_more", {"before": 90, "cap": 10001}, ""),
+    # The grant's candidates, every wanted key at once: the key index only.
+    (
+        "candidate_locks_batch",
+        {"exact": '["", "a/", "a/b/"]', "ranges": '[{"lo": "a/b/", "hi": "a/b/\U0010ffff"}]'},
+        "lac_locks_key",
+    ),
+    ("own_locks_on", {"agent": "alice", "patterns": '["a/b"]'}, "lac_locks_agent"),
 ]
 
 

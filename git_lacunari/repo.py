@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import CannotWorkHere, NotARepository
+
+# Bytes of paths given to one git command: far below Linux's argument limit
+# (and its 128 KiB cap on one argument string), whatever the environment's size.
+ARGV_BUDGET = 64 * 1024
 
 
 def git(*args: str, cwd: Path | str | None = None, input: bytes | None = None) -> bytes:
@@ -69,21 +74,42 @@ class Repo:
 
     def blob_ids(self, paths: list[str]) -> dict[str, str]:
         """Blob id of each path in HEAD (the content a lock starts from)."""
-        if not paths:
-            return {}
-        try:
-            out = git("ls-tree", "-z", "--full-tree", "HEAD", "--", *paths, cwd=self.toplevel)
-        except CannotWorkHere:  # no commit yet: nothing to start from
-            return {}
         found: dict[str, str] = {}
-        for entry in out.split(b"\0"):
-            if not entry:
-                continue
-            meta, _, name = entry.partition(b"\t")
-            _mode, kind, oid = meta.split()
-            if kind == b"blob":
-                found[name.decode("utf-8", "surrogateescape")] = oid.decode()
+        for chunk in _argv_chunks(paths):
+            try:
+                out = git("ls-tree", "-z", "--full-tree", "HEAD", "--", *chunk, cwd=self.toplevel)
+            except CannotWorkHere:  # no commit yet: nothing to start from
+                return {}
+            found.update(_blob_entries(out))
         return found
+
+
+def _argv_chunks(items: list[str], budget: int = ARGV_BUDGET) -> Iterator[list[str]]:
+    """``items`` cut into runs whose total size stays under ``budget`` bytes, so
+    a claim of very many paths never exceeds the system's argument-length limit."""
+    chunk: list[str] = []
+    size = 0
+    for item in items:
+        cost = len(item.encode("utf-8", "surrogateescape")) + 1
+        if chunk and size + cost > budget:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(item)
+        size += cost
+    if chunk:
+        yield chunk
+
+
+def _blob_entries(out: bytes) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for entry in out.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, name = entry.partition(b"\t")
+        _mode, kind, oid = meta.split()
+        if kind == b"blob":
+            found[name.decode("utf-8", "surrogateescape")] = oid.decode()
+    return found
 
 
 def discover(cwd: Path | str | None = None) -> Repo:

@@ -3,6 +3,8 @@ index, not compared pattern by pattern (counted, not timed)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -10,8 +12,9 @@ from hypothesis import strategies as st
 from git_lacunari import paths
 from git_lacunari.board import Board
 from git_lacunari.errors import PathLocked
+from git_lacunari.repo import discover
 
-from .conftest import Boards, board_sql
+from .conftest import Boards, board_sql, git
 
 SEGMENT = st.sampled_from(["a", "b", "A", "ab", "a.b", "a-b", "c"])
 LITERAL = st.builds(
@@ -124,3 +127,14 @@ def check_against_all(
         and not (spec.mode == LockMode.READ and lock.mode == LockMode.READ)
     }
     assert found == expected
+
+
+def test_blob_ids_of_more_paths_than_one_command_line_holds(repo: Path) -> None:
+    # 40,000 paths of ~100 bytes are 4 MB: past Linux's 2 MB argument limit,
+    # so one `git ls-tree` with them all would fail to start.
+    (repo / "kept.txt").write_text("kept\n")
+    git(repo, "add", "kept.txt")
+    git(repo, "commit", "-q", "-m", "kept")
+    wanted = [f"dir/{'x' * 90}{n:06d}.txt" for n in range(40_000)] + ["kept.txt"]
+    found = discover(repo).blob_ids(wanted)
+    assert found == {"kept.txt": git(repo, "rev-parse", "HEAD:kept.txt").strip()}

@@ -94,3 +94,5 @@ CREATE TABLE lac_settings (
     name  TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+
+-- 0004 (overlap): nothing on SQLite; see sql/sqlite/0004_overlap.sql.

@@ -26,6 +26,7 @@ Python does not expose them.
 
 from __future__ import annotations
 
+import functools
 import sys
 import unicodedata
 from dataclasses import dataclass
@@ -74,6 +75,7 @@ def _ranges(codes: list[int]) -> list[tuple[int, int]]:
     return [(lo, hi) for lo, hi in found]
 
 
+@functools.cache
 def tables() -> Tables:
     lower: dict[str, str] = {}
     fold: dict[str, str] = {}

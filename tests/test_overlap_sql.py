@@ -73,8 +73,14 @@ TOKENS = [
 ]  # fmt: skip
 PATH_CHARS = "abcxABCX/.-[]*?\\\u00e9\u00c9\u03a3\u03c3\u03c2\u0130i\u0307\u00df"
 
-pattern_st = st.lists(st.sampled_from(TOKENS), min_size=1, max_size=7).map("".join)
-path_st = st.text(alphabet=PATH_CHARS, max_size=9)
+# Common heads: the SQL drops a shared literal head before building automata.
+HEADS = st.sampled_from(["", "", "src/", "a/", "a/b/", "A/", "src/a"])
+pattern_st = st.builds(
+    lambda head, tokens: head + "".join(tokens),
+    HEADS,
+    st.lists(st.sampled_from(TOKENS), min_size=1, max_size=7),
+)
+path_st = st.builds(lambda head, tail: head + tail, HEADS, st.text(alphabet=PATH_CHARS, max_size=9))
 
 
 def normalized(pattern: str) -> str:

@@ -143,10 +143,11 @@ CREATE FUNCTION lac_claimable(p_task bigint, p_agent text) RETURNS SETOF boolean
 -- (cost O(len(path) * len(pattern))); lac_overlap searches the product of
 -- the two automata, where a pair of states is visited at most once: cost
 -- O(len(a) * len(b)) pairs, times the cost of comparing two character
--- classes (their ranges), never exponential whatever the stars. Literal
--- patterns (no `*?[\`) are compared as strings, as paths.py does, and two
--- patterns whose literal heads differ are told apart before any automaton
--- is built.
+-- classes (their ranges), never exponential whatever the stars; memory
+-- O(len(a) * len(b)) bits for the visited pairs. Literal patterns (no
+-- `*?[\`) are compared as strings, as paths.py does; two patterns whose
+-- literal heads differ are told apart before any automaton is built, and a
+-- head they share (up to its last `/`) is dropped first.
 --
 -- One deliberate quirk is kept because paths.py has it: two negated classes
 -- are taken to share a character even when together they exclude every one
@@ -293,19 +294,34 @@ BEGIN
         END LOOP;
         heads[side] := k - 1;
     END LOOP;
+    -- When they agree, the common head up to its last `/` is dropped from
+    -- both (and from the path): what follows starts a component there as it
+    -- did in the whole pattern, so it is parsed alike, and covers exactly
+    -- what the whole covers after the head.
     IF p_overlap THEN
         k := least(heads[1], heads[2]);
-        IF left(pats[1], k) <> left(pats[2], k) THEN
+        p := left(pats[1], k);
+        IF p <> left(pats[2], k) THEN
             RETURN false;
         END IF;
-        n := length(pats[1]) + length(pats[2]) + 4;
     ELSE
         q := CASE WHEN p_ignorecase THEN lac_lower(p_second) ELSE p_second END;
-        IF NOT starts_with(q, left(pats[1], heads[1])) THEN
+        p := left(pats[1], heads[1]);
+        IF NOT starts_with(q, p) THEN
             RETURN false;
         END IF;
-        n := length(pats[1]) + 2;
     END IF;
+    i := strpos(reverse(p), '/');
+    IF i > 0 THEN
+        k := length(p) - i + 1;  -- the head's last "/"
+        pats[1] := substr(pats[1], k + 1);
+        IF p_overlap THEN
+            pats[2] := substr(pats[2], k + 1);
+        ELSE
+            q := substr(q, k + 1);
+        END IF;
+    END IF;
+    n := length(pats[1]) + coalesce(length(pats[2]), 0) + 4;
     e1c := array_fill(0, ARRAY[n]);
     e1t := e1c; e2c := e1c; e2t := e1c; x1 := e1c; x2 := e1c;
     acc := array_fill(false, ARRAY[n]);

@@ -99,3 +99,5 @@ CREATE TABLE lac_settings (
 CREATE INDEX lac_tasks_live ON lac_tasks (id) WHERE state NOT IN ('done', 'cancelled');
 CREATE INDEX lac_tasks_live_lane ON lac_tasks (lane, id) WHERE state NOT IN ('done', 'cancelled');
 CREATE INDEX lac_tasks_state ON lac_tasks (state, id);
+
+-- 0004 (overlap): nothing on SQLite; see sql/sqlite/0004_overlap.sql.

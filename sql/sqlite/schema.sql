@@ -94,3 +94,5 @@ CREATE TABLE lac_settings (
     name  TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+
+-- 0003, 0004, 0005: nothing changes on an embedded board (see the numbered files).

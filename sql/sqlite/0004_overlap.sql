@@ -1,0 +1,2 @@
+-- 0004: placeholder on branch `team` for the overlap helper's migration
+-- (lac_overlap is PostgreSQL only). Nothing changes here.

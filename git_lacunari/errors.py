@@ -31,6 +31,7 @@ RefusalReason = Literal[
     "not_owner",
     "hook_conflict",
     "already_open",
+    "not_permitted",
 ]
 
 
@@ -302,6 +303,37 @@ class AlreadyOpen(Refused):
 
     def __init__(self, *, task: int, advice: str = "") -> None:
         super().__init__(self.reason, self._says(advice, task=task), task=task)
+
+
+class NotPermitted(Refused):
+    """{what}
+
+    Facts: ``role`` (the database role that asked). Team mode: the database
+    itself refused, because the session's role may not do this (act as
+    another agent, force-release without being an admin, expire a live claim
+    or another's without being a keeper, write a table directly).
+    """
+
+    reason = "not_permitted"
+
+    def __init__(self, *, what: str, role: str | None = None) -> None:
+        super().__init__(self.reason, self._says(what=what), role=role)
+
+
+class HeldOnBoard(Refused):
+    """{holder} holds {pattern}, which overlaps {path}
+
+    Facts: ``path`` (asked for), ``holder``, ``pattern`` (the holder's lock),
+    ``conflicts`` (empty: the database refused it, see the message). Team mode:
+    the lock-grant function found the conflict itself, where the caller's own
+    check had not (a stale or forged index key).
+    """
+
+    reason = "path_locked"
+
+    def __init__(self, *, path: str, holder: str, pattern: str) -> None:
+        said = self._says(path=path, holder=holder, pattern=pattern)
+        super().__init__(self.reason, said, path=path, holder=holder, pattern=pattern)
 
 
 # --- a board that was reached but did not answer (never the offline policy) ------------

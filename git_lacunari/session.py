@@ -72,7 +72,11 @@ class Session:
         url: str | None = None,
         touch: bool = True,
         name: str | None = None,
+        act: bool = True,
     ) -> Board:
+        """The board, opened as this session's agent. ``act=False`` is for
+        administration (init, boards, team): on a team board it opens as the
+        configured identity, unchecked, since it acts on no claim."""
         from .board import Board
         from .store import open_store
 
@@ -84,9 +88,18 @@ class Session:
             timeout=repo.get("lac.timeout"),
             board=name or repo.get("lac.board"),
         )
+        identity = self.identity
+        if act and store.dialect == "postgres":  # team mode: the agent is the session's role
+            from .team import acting
+
+            try:
+                identity = acting(store, identity)
+            except BaseException:
+                store.close()
+                raise
         board = Board(
             store,
-            self.identity,
+            identity,
             prefix=repo.prefix,
             ignorecase=repo.ignorecase,
             blob_ids=repo.blob_ids,

@@ -100,8 +100,9 @@ BEGIN
      LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION USING ERRCODE = 'LAC01',
-            MESSAGE = format('%s holds %s', held.agent, held.pattern),
-            DETAIL = p_pattern;
+            MESSAGE = format('%s holds %s, which overlaps %s', held.agent, held.pattern, p_pattern),
+            DETAIL = jsonb_build_object('path', p_pattern, 'holder', held.agent,
+                                        'pattern', held.pattern)::text;
     END IF;
 END
 $$;

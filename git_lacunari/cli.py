@@ -235,10 +235,9 @@ def init(
     chosen = session.choose_board(url, board_name)
     stale = parse_stale(stale_after)
     board = session.board(create=True, url=url, touch=False, name=chosen, act=False)
-    from .team import enable, is_team
+    from .team import refresh
 
-    if is_team(board.store):  # a migration may have added tables or functions
-        enable(board.store)
+    refresh(board.store)  # a team board: what a migration added gets the team's rules
     if stale is not None:
         board.set_default_stale_after(stale)
     version = board.store.schema_version()

@@ -182,6 +182,19 @@ def enable(store: Store) -> dict[str, Any]:
     return {"board": rights["board"], "roles": names, "created": made}
 
 
+def refresh(store: Store) -> bool:
+    """After a migration (``git lac init``): a team board's new tables and
+    functions get team mode's rules, when the role migrating may grant them.
+    True if it ran."""
+    if not is_team(store):
+        return False
+    row = _one(store, "team_admin_rights")
+    if row is None or not row["createrole"]:
+        return False
+    enable(store)
+    return True
+
+
 def _require_team(store: Store) -> dict[str, str]:
     _rights(store)
     if not is_team(store):

@@ -112,9 +112,8 @@ def test_an_agent_role_cannot_change_another_agents_work(
 ) -> None:
     before = snapshot(crew)
     sql = ATTACKS[attack].format(me=scene["alice"], bob=scene["bob"], task=scene["task"])
-    with raw(crew, scene["alice"]) as conn:
-        with pytest.raises(psycopg.Error) as caught:
-            conn.execute(sql).fetchall()
+    with raw(crew, scene["alice"]) as conn, pytest.raises(psycopg.Error) as caught:
+        conn.execute(sql).fetchall()
     # insufficient_privilege, or the lock-grant function's conflict: never a
     # typo's error (an undefined table or function would pass for a refusal)
     expected = "LAC01" if attack == "lock over another's write lock" else "42501"

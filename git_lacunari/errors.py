@@ -323,17 +323,21 @@ class NotPermitted(Refused):
 class HeldOnBoard(Refused):
     """{holder} holds {pattern}, which overlaps {path}
 
-    Facts: ``path`` (asked for), ``holder``, ``pattern`` (the holder's lock),
-    ``conflicts`` (empty: the database refused it, see the message). Team mode:
-    the lock-grant function found the conflict itself, where the caller's own
-    check had not (a stale or forged index key).
+    Facts: those of :class:`PathLocked` for its one conflict
+    (``heartbeat_at`` unknown: null). Team mode: the lock-grant function found
+    the conflict itself, where the caller's own check had not (an index key
+    forged by another agent's direct call).
     """
 
     reason = "path_locked"
 
-    def __init__(self, *, path: str, holder: str, pattern: str) -> None:
+    def __init__(
+        self, *, path: str, wanted: str, holder: str, task: int | None, pattern: str, mode: str
+    ) -> None:
         said = self._says(path=path, holder=holder, pattern=pattern)
-        super().__init__(self.reason, said, path=path, holder=holder, pattern=pattern)
+        one = {"path": path, "wanted": wanted, "holder": holder, "task": task}
+        one.update(pattern=pattern, mode=mode)
+        super().__init__(self.reason, said, **one, conflicts=[{**one, "heartbeat_at": None}])
 
 
 # --- a board that was reached but did not answer (never the offline policy) ------------

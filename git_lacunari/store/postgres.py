@@ -148,12 +148,18 @@ def _team_refusal(exc: psycopg.Error, conn: psycopg.Connection[Any] | None) -> L
     import json
 
     from ..errors import HeldOnBoard, NotPermitted
+    from ..model import LockMode
 
     if exc.sqlstate == "LAC01":
         try:
             facts = json.loads(exc.diag.message_detail or "{}")
             return HeldOnBoard(
-                path=str(facts["path"]), holder=str(facts["holder"]), pattern=str(facts["pattern"])
+                path=str(facts["path"]),
+                wanted=LockMode.stored(facts["wanted"]),
+                holder=str(facts["holder"]),
+                task=facts["task"],
+                pattern=str(facts["pattern"]),
+                mode=LockMode.stored(facts["mode"]),
             )
         except (ValueError, KeyError, TypeError):
             pass
@@ -217,6 +223,8 @@ class PostgresStore(StoreBase):
         if self.board:
             row = self.one("create_board_ddl", board=self.board)
             assert row is not None
+            if row["ddl"] is None:
+                return
             with self._translated():
                 self.conn.execute(str(row["ddl"]).encode())
 

@@ -92,7 +92,7 @@ DECLARE
     held record;
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('lac_locks:' || current_schema()));
-    SELECT l.pattern, l.agent INTO held FROM lac_locks l
+    SELECT l.pattern, l.agent, l.task_id, l.mode INTO held FROM lac_locks l
      WHERE l.id IS DISTINCT FROM p_except
        AND NOT (l.agent = p_agent AND l.instance IS NOT DISTINCT FROM p_instance)
        AND (l.mode = 'w' OR p_mode = 'w')
@@ -101,8 +101,9 @@ BEGIN
     IF FOUND THEN
         RAISE EXCEPTION USING ERRCODE = 'LAC01',
             MESSAGE = format('%s holds %s, which overlaps %s', held.agent, held.pattern, p_pattern),
-            DETAIL = jsonb_build_object('path', p_pattern, 'holder', held.agent,
-                                        'pattern', held.pattern)::text;
+            DETAIL = jsonb_build_object('path', p_pattern, 'wanted', p_mode, 'holder', held.agent,
+                                        'task', held.task_id, 'pattern', held.pattern,
+                                        'mode', held.mode)::text;
     END IF;
 END
 $$;

@@ -391,3 +391,16 @@ def test_cli_a_plain_agent_cannot_force_release(crew: Team, repo: Path) -> None:
     assert result.code == 1, result
     assert result.json["refused"]["reason"] == "not_permitted"
     assert b.show(task.id).owner == bob
+
+
+def test_an_agent_joins_a_team_board_with_init_board(crew: Team, repo: Path) -> None:
+    """An agent may not create schemas: its init on the existing board creates none."""
+    alice = crew.add("alice")
+    url = crew.url_of(alice).split("?", 1)[0]  # no search_path of its own: --board chooses
+    result = lac_inprocess(repo, "--json", "init", "--url", url, "--board", crew.board)
+    assert result.code == 0, result.err
+    assert result.json["board"] == crew.board
+    who = lac_inprocess(repo, "--json", "whoami")
+    assert who.json["agent"] == alice
+    other = lac_inprocess(repo, "init", "--url", url, "--board", "lac_not_there")
+    assert other.code == 1 and "permission denied" in other.err

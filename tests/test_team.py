@@ -211,6 +211,10 @@ def test_the_keeper_expires_a_stale_claim_and_a_plain_agent_does_not(crew: Team)
         beat = a.show(task.id).heartbeat_at
         a.store.one("expire", state="open", task_id=task.id, owner=bob, heartbeat_at=beat)
     k = crew.open(keeper)
+    beat = k.show(task.id).heartbeat_at
+    with pytest.raises(NotPermitted):  # a keeper returns a claim to the board, nothing else
+        k.store.one("expire", state="done", task_id=task.id, owner=bob, heartbeat_at=beat)
+    assert k.show(task.id).owner == bob
     expired = k.sweep()
     assert [f["task"] for f in expired] == [task.id]
     assert k.show(task.id).state == "open" and k.locks() == []

@@ -30,3 +30,21 @@ CREATE FUNCTION lac_overlap(p_first text, p_second text, p_ignorecase boolean) R
                            lower(substring(p_first FROM '^[^*?[\\]*')))
         END
     $$;
+
+-- lac_index_key / lac_ancestor_keys (paths.index_key / ancestor_keys), with
+-- the same signatures as overlap's: this stand-in folds case with lower(),
+-- overlap's with Python's casefold exactly.
+CREATE FUNCTION lac_index_key(pattern text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT
+    AS $$
+    SELECT coalesce(lower(substring(lit FROM '^(.*/)')), '')
+      FROM (SELECT CASE WHEN pattern !~ '[*?[\\]' THEN rtrim(pattern, '/')
+                        ELSE substring(pattern FROM '^[^*?[\\]*') END AS lit) AS l
+    $$;
+
+CREATE FUNCTION lac_ancestor_keys(key text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE STRICT
+    AS $$
+    SELECT ARRAY[''] || ARRAY(SELECT left(key, i) FROM generate_series(1, length(key)) AS i
+                               WHERE substr(key, i, 1) = '/' ORDER BY i)
+    $$;

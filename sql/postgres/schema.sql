@@ -141,6 +141,24 @@ CREATE FUNCTION lac_overlap(p_first text, p_second text, p_ignorecase boolean) R
         END
     $$;
 
+-- lac_index_key / lac_ancestor_keys (paths.index_key / ancestor_keys), with
+-- the same signatures as overlap's: this stand-in folds case with lower(),
+-- overlap's with Python's casefold exactly.
+CREATE FUNCTION lac_index_key(pattern text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT
+    AS $$
+    SELECT coalesce(lower(substring(lit FROM '^(.*/)')), '')
+      FROM (SELECT CASE WHEN pattern !~ '[*?[\\]' THEN rtrim(pattern, '/')
+                        ELSE substring(pattern FROM '^[^*?[\\]*') END AS lit) AS l
+    $$;
+
+CREATE FUNCTION lac_ancestor_keys(key text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE STRICT
+    AS $$
+    SELECT ARRAY[''] || ARRAY(SELECT left(key, i) FROM generate_series(1, length(key)) AS i
+                               WHERE substr(key, i, 1) = '/' ORDER BY i)
+    $$;
+
 -- ---- 0005: the write API (see 0005_team.sql) ----
 -- Is this board in team mode (`git lac team enable`)?
 CREATE FUNCTION lac_team() RETURNS boolean
@@ -216,23 +234,58 @@ CREATE FUNCTION lac_default_stale() RETURNS double precision
     $$;
 
 -- Team mode: the database itself refuses a lock that overlaps another
--- agent's (or another instance's) where either is a write. Every pattern is
--- compared (the stored key is the caller's, so not trusted here); grants are
--- serialised as board.py serialises them.
+-- agent's (or another instance's) where either is a write, serialised as
+-- board.py serialises grants, and found as board.py finds them: a plain path
+-- or directory meets plain ones by name (its ancestors, or below it, through
+-- lac_locks_pattern), and globs through their index key (lac_locks_globs),
+-- compared with lac_overlap. In team mode every lock's key is computed here
+-- (lac_index_key), never taken from the caller, so a forged key hides nothing.
+-- Case is compared exactly (core.ignorecase is the caller's own check).
+CREATE INDEX lac_locks_pattern ON lac_locks (pattern COLLATE "C");
+CREATE INDEX lac_locks_globs ON lac_locks (key) WHERE pattern ~ '[*?[\\]';
+
 CREATE FUNCTION lac_require_free(p_agent text, p_instance text, p_pattern text, p_mode text,
                                  p_except bigint) RETURNS void
     LANGUAGE plpgsql
     AS $$
 DECLARE
     held record;
+    w text := rtrim(p_pattern, '/');
+    k text := lac_index_key(p_pattern);
+    names text[];
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('lac_locks:' || current_schema()));
-    SELECT l.pattern, l.agent, l.task_id, l.mode INTO held FROM lac_locks l
-     WHERE l.id IS DISTINCT FROM p_except
-       AND NOT (l.agent = p_agent AND l.instance IS NOT DISTINCT FROM p_instance)
-       AND (l.mode = 'w' OR p_mode = 'w')
-       AND lac_overlap(l.pattern, p_pattern, false)
-     LIMIT 1;
+    IF p_pattern !~ '[*?[\\]' THEN
+        -- 'a/b/c.py' meets plain a, a/, a/b, a/b/, a/b/c.py, a/b/c.py/ and all below it
+        names := ARRAY(SELECT n FROM generate_series(1, length(w) + 1) AS i,
+                                     LATERAL unnest(ARRAY[left(w, i - 1), left(w, i - 1) || '/']) AS n
+                        WHERE i = length(w) + 1 OR substr(w, i, 1) = '/');
+        SELECT l.pattern, l.agent, l.task_id, l.mode INTO held FROM lac_locks l
+         WHERE (l.pattern COLLATE "C" = ANY (names)
+                OR (l.pattern COLLATE "C" >= w || '/'
+                    AND l.pattern COLLATE "C" < w || '/' || U&'\+10FFFF'))
+           AND l.id IS DISTINCT FROM p_except
+           AND NOT (l.agent = p_agent AND l.instance IS NOT DISTINCT FROM p_instance)
+           AND (l.mode = 'w' OR p_mode = 'w');  -- no LIMIT: it would tempt a seq scan
+        IF NOT FOUND THEN
+            SELECT l.pattern, l.agent, l.task_id, l.mode INTO held FROM lac_locks l
+             WHERE l.pattern ~ '[*?[\\]'
+               AND (l.key = ANY (lac_ancestor_keys(k)) OR (l.key >= k AND l.key < k || U&'\+10FFFF'))
+               AND l.id IS DISTINCT FROM p_except
+               AND NOT (l.agent = p_agent AND l.instance IS NOT DISTINCT FROM p_instance)
+               AND (l.mode = 'w' OR p_mode = 'w')
+               AND lac_overlap(l.pattern, p_pattern, false)
+             LIMIT 1;
+        END IF;
+    ELSE
+        SELECT l.pattern, l.agent, l.task_id, l.mode INTO held FROM lac_locks l
+         WHERE (l.key = ANY (lac_ancestor_keys(k)) OR (l.key >= k AND l.key < k || U&'\+10FFFF'))
+           AND l.id IS DISTINCT FROM p_except
+           AND NOT (l.agent = p_agent AND l.instance IS NOT DISTINCT FROM p_instance)
+           AND (l.mode = 'w' OR p_mode = 'w')
+           AND lac_overlap(l.pattern, p_pattern, false)
+         LIMIT 1;
+    END IF;
     IF FOUND THEN
         RAISE EXCEPTION USING ERRCODE = 'LAC01',
             MESSAGE = format('%s holds %s, which overlaps %s', held.agent, held.pattern, p_pattern),
@@ -430,8 +483,10 @@ CREATE FUNCTION lac_api_insert_lock(p_pattern text, p_key text, p_mode text, p_a
     AS $$
 DECLARE
     a text := lac_actor(p_agent);
+    k text := p_key;
 BEGIN
     IF lac_team() THEN
+        k := lac_index_key(p_pattern);  -- never the caller's
         IF p_task IS NOT NULL AND NOT EXISTS (
                 SELECT 1 FROM lac_tasks t WHERE t.id = p_task AND t.state = 'claimed'
                    AND t.owner = a) THEN
@@ -441,7 +496,7 @@ BEGIN
     END IF;
     RETURN QUERY
     INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob, instance)
-    VALUES (p_pattern, p_key, p_mode, a, p_task, lac_now(), p_base_blob, p_instance)
+    VALUES (p_pattern, k, p_mode, a, p_task, lac_now(), p_base_blob, p_instance)
     RETURNING *;
 END
 $$;
@@ -619,6 +674,9 @@ BEGIN
     IF NOT lac_keeps(p_owner) THEN
         PERFORM lac_refuse(format(
             'team mode: only a keeper expires another agent''s claim (task #%s)', p_task));
+    END IF;
+    IF lac_team() AND p_state <> 'open' THEN  -- an expired claim goes back to the board
+        PERFORM lac_refuse(format('team mode: an expired claim becomes open, not %s', p_state));
     END IF;
     RETURN QUERY WITH expired AS (
         UPDATE lac_tasks t

@@ -272,10 +272,44 @@ def test_a_forged_index_key_does_not_hide_a_lock(crew: Team) -> None:
             f" '{bob}', NULL, NULL, '')"
         )
     a = crew.open(alice)
+    stored = crew.admin_store.conn.execute("SELECT agent, key FROM lac_locks").fetchall()
+    assert stored == [{"agent": bob, "key": "src/"}]  # computed in the database, not taken
     with pytest.raises(Refused) as refused:
         a.lock(["src/"], mode=LockMode.READ)
     assert refused.value.reason == "path_locked"
     assert refused.value.facts["holder"] == bob
+    # The database's own check, met by a caller that skipped the board's:
+    with pytest.raises(Refused) as in_db:
+        a.store.one(
+            "insert_lock",
+            pattern="src/**",
+            key="",
+            mode="r",
+            agent=alice,
+            task_id=None,
+            base_blob=None,
+            instance="",
+        )
+    assert in_db.value.to_json() == {
+        "reason": "path_locked",
+        "path": "src/**",
+        "wanted": "read",
+        "holder": bob,
+        "task": None,
+        "pattern": "src/a.py",
+        "mode": "write",
+        "conflicts": [
+            {
+                "path": "src/**",
+                "wanted": "read",
+                "holder": bob,
+                "task": None,
+                "pattern": "src/a.py",
+                "mode": "write",
+                "heartbeat_at": None,
+            }
+        ],
+    }
     assert [lk.agent for lk in a.locks()] == [bob]
 
 

@@ -1,2 +1,3 @@
--- 0004: placeholder on branch `team` for the overlap helper's migration
--- (lac_overlap is PostgreSQL only). Nothing changes here.
+-- 0004: nothing on SQLite. The overlap rule (lac_covers, lac_overlap,
+-- lac_index_key) lives in the PostgreSQL schema for team mode's write
+-- functions; an embedded board is judged by git_lacunari/paths.py itself.

@@ -95,4 +95,6 @@ CREATE TABLE lac_settings (
     value TEXT NOT NULL
 );
 
--- 0003, 0004, 0005: nothing changes on an embedded board (see the numbered files).
+-- 0004 (overlap): nothing on SQLite; see sql/sqlite/0004_overlap.sql.
+
+-- 0005 (team): nothing on SQLite; see sql/sqlite/0005_team.sql.

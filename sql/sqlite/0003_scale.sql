@@ -1,2 +1,0 @@
--- 0003: placeholder on branch `team` for the scale helper's migration (the
--- coordinator keeps scale's file at merge time). Nothing changes here.

@@ -442,3 +442,17 @@ def test_an_agent_joins_a_team_board_with_init_board(crew: Team, repo: Path) -> 
     assert who.json["agent"] == alice
     other = lac_inprocess(repo, "init", "--url", url, "--board", "lac_not_there")
     assert other.code == 1 and "permission denied" in other.err
+
+
+def test_a_superuser_cannot_join_a_team_and_an_existing_role_keeps_its_password(
+    crew: Team,
+) -> None:
+    from git_lacunari.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="superuser"):
+        team.add(crew.admin_store, "postgres")
+    role = crew.add("carol")
+    again = team.add(crew.admin_store, role, caps=("gpu",), kind="keeper")
+    assert (again["created"], again["password"], again["capabilities"]) == (False, None, ["gpu"])
+    kinds = {m["role"]: m["kinds"] for m in team.members(crew.admin_store)}
+    assert kinds[role] == ["agent", "keeper"]

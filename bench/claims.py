@@ -8,7 +8,9 @@ processes draining a bare table with one ``UPDATE … WHERE id = (SELECT … FOR
 UPDATE SKIP LOCKED LIMIT 1)`` per claim through psycopg on the same server
 (for SQLite: the same bare UPDATE in ``BEGIN IMMEDIATE`` on a file beside the
 board). Each pair is measured side by side, so the ratio is what to read on a
-noisy machine. Then the median wall time of a whole ``git lac claim`` process.
+noisy machine. Then team mode (issue 11: row-level security on, one role per
+claimer) beside plain PostgreSQL through the same board API, pair by pair; then
+the median wall time of a whole ``git lac claim`` process.
 """
 
 from __future__ import annotations
@@ -83,9 +85,15 @@ def run_parallel(target: Any, count: int, *args: Any) -> float:
 # --- the board ---------------------------------------------------------------
 
 
-def board_worker(index: int, barrier: Any, url: str | None, common_dir: str) -> None:
+def board_worker(
+    index: int, barrier: Any, url: str | None, common_dir: str, prefix: str | None = None
+) -> None:
+    name = f"bench-{index}"
+    if prefix is not None and url is not None:  # team mode: each claimer its own role
+        name = prefix + name
+        url = url.replace("{role}", name)
     store = open_store(url, Path(common_dir))
-    board = Board(store, Identity(f"bench-{index}", "bench", (), "bench"))
+    board = Board(store, Identity(name, "bench", (), "bench"))
     barrier.wait()
     while True:
         try:
@@ -94,16 +102,53 @@ def board_worker(index: int, barrier: Any, url: str | None, common_dir: str) -> 
             return
 
 
-def board_rate(url: str | None, repo: Path, procs: int, tasks: int) -> float:
+def board_rate(
+    url: str | None, repo: Path, procs: int, tasks: int, team: tuple[str, str] | None = None
+) -> float:
+    """``team``: (role prefix, URL with {role} as its user) of a team board."""
     common_dir = repo / ".git"
     store = open_store(url, common_dir, create=True)
-    board = Board(store, Identity("setup", "bench", (), "bench"))
+    setup = Identity("setup", "bench", (), "bench")
+    if team is not None:  # the administrator adds the tasks, as itself
+        from git_lacunari.team import acting
+
+        setup = acting(store, setup)
+    board = Board(store, setup)
     with store.write():
         for n in range(tasks):
             board.add_task(f"bench {n}", lane="bench", priority=n % 5)
     store.close()
-    elapsed = run_parallel(board_worker, procs, url, str(common_dir))
+    if team is not None:
+        prefix, template = team
+        elapsed = run_parallel(board_worker, procs, template, str(common_dir), prefix)
+    else:
+        elapsed = run_parallel(board_worker, procs, url, str(common_dir))
     return tasks / elapsed
+
+
+def as_role(url: str, role: str) -> str:
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=f"{role}@{parts.netloc.rpartition('@')[2]}"))
+
+
+def team_board(url: str, roles: int, made: list[str]) -> tuple[str, str]:
+    """Make the board at ``url`` a team board with ``roles`` agent roles
+    (names appended to ``made``, for dropping); (prefix, URL template)."""
+    from git_lacunari import team
+
+    store = open_store(url, Path("."), create=True)
+    row = store.one("current_board")
+    assert row is not None
+    made.extend(team.role_names(str(row["board"])).values())
+    team.enable(store)
+    prefix = "b" + uuid.uuid4().hex[:8] + "_"
+    for i in range(roles):
+        team.add(store, f"{prefix}bench-{i}", password=False)
+        made.append(f"{prefix}bench-{i}")
+    store.close()
+    return prefix, as_role(url, "{role}")
 
 
 # --- the ceilings -------------------------------------------------------------
@@ -200,10 +245,14 @@ def main() -> None:
     parser.add_argument("--cli-runs", type=int, default=15)
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--repeat", type=int, default=3, help="pairs per row; medians shown")
+    parser.add_argument(
+        "--no-team", dest="team", action="store_false", help="skip team mode beside plain PG"
+    )
     args = parser.parse_args()
     import psycopg
 
     schemas: list[str] = []
+    roles: list[str] = []
 
     def fresh_schema() -> str:
         schema = "lac_bench_" + uuid.uuid4().hex[:10]
@@ -247,6 +296,25 @@ def main() -> None:
             for procs in [int(p) for p in args.procs.split(",")]:
                 lite, pg = medians["sqlite", procs][0], medians["postgres", procs][1]
                 print(f"sqlite    {procs:>5} {lite:>9.0f} {pg:>10.0f} {lite / pg:>6.2f}")
+        if "postgres" in backends and args.team:
+            print(
+                "\nteam mode (row-level security on, a role per claimer, writes through"
+                " SECURITY DEFINER functions) beside plain PostgreSQL, through the same board API"
+            )
+            print(f"{'procs':>5} {'plain/s':>9} {'team/s':>9} {'ratio':>6}  (median per pair)")
+            for procs in [int(p) for p in args.procs.split(",")]:
+                plains, teams = [], []
+                for _ in range(args.repeat):
+                    plains.append(board_rate(fresh_schema(), make_repo(), procs, args.tasks))
+                    url = fresh_schema()
+                    crew = team_board(url, procs, roles)
+                    teams.append(board_rate(url, make_repo(), procs, args.tasks, team=crew))
+                ratio = statistics.median(t / p for t, p in zip(teams, plains, strict=True))
+                print(
+                    f"{procs:>5} {statistics.median(plains):>9.0f} {statistics.median(teams):>9.0f}"
+                    f" {ratio:>6.2f}",
+                    flush=True,
+                )
         print(f"\nmedian wall time of a whole `git lac claim --next` ({args.cli_runs} runs)")
         for backend in backends if args.cli_runs else ():
             url = None if backend == "sqlite" else fresh_schema()
@@ -255,8 +323,17 @@ def main() -> None:
             )
     finally:
         with psycopg.connect(args.dsn, autocommit=True) as conn:
+            existing = [
+                r
+                for r in dict.fromkeys(roles)
+                if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (r,)).fetchone()
+            ]
+            if existing:  # what they own (the write functions) and their grants
+                conn.execute("DROP OWNED BY " + ", ".join(f'"{r}"' for r in existing))
             for schema in schemas:
-                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            for role in existing:
+                conn.execute(f'DROP ROLE "{role}"')
 
 
 if __name__ == "__main__":

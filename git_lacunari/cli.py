@@ -234,7 +234,10 @@ def init(
         refuse_password(url)
     chosen = session.choose_board(url, board_name)
     stale = parse_stale(stale_after)
-    board = session.board(create=True, url=url, touch=False, name=chosen)
+    board = session.board(create=True, url=url, touch=False, name=chosen, act=False)
+    from .team import refresh
+
+    refresh(board.store)  # a team board: what a migration added gets the team's rules
     if stale is not None:
         board.set_default_stale_after(stale)
     version = board.store.schema_version()
@@ -262,7 +265,7 @@ def boards(session: Session, as_json: bool) -> Result:
 
     The current one (lac.board) is marked with *.
     """
-    board = session.board(touch=False)
+    board = session.board(touch=False, act=False)
     current = board.store.one("current_board")
     here = str(current["board"]) if current else None
     names = [str(r["board"]) for r in board.store.all("list_boards")]
@@ -272,12 +275,125 @@ def boards(session: Session, as_json: bool) -> Result:
     )
 
 
+@cli.group(context_settings=CONTEXT)
+def team() -> None:
+    """Team mode on a PostgreSQL board: each agent a login role.
+
+    Run by a database role that may create roles (the administrator). In
+    team mode the agent is the session's database role (`--as`, LAC_AGENT
+    and lac.agent may only repeat it), row-level security is on for every
+    board table, agents write only through the board's functions, a keeper
+    may expire anyone's stale claim and an admin may force-release.
+    """
+
+
+@team.command("enable", context_settings=CONTEXT)
+@common
+def team_enable(session: Session, as_json: bool) -> Result:
+    """Make this board a team board (idempotent): group roles, row-level
+    security, privileges, the write functions as the board's owner role."""
+    from .team import enable
+
+    done = enable(session.board(touch=False, act=False).store)
+    roles = done["roles"]
+    return Result(
+        done,
+        f"team mode on for board {done['board']}\n"
+        + "\n".join(f"  {kind:<7} {roles[kind]}" for kind in ("agent", "keeper", "admin", "reader"))
+        + "\nadd agents with `git lac team add NAME`",
+    )
+
+
+@team.command("add", context_settings=CONTEXT)
+@click.argument("name")
+@click.option("--caps", "caps", metavar="CAP[,CAP…]", default="", help="Its capabilities.")
+@click.option("--keeper", "kind", flag_value="keeper", help="May expire anyone's stale claim.")
+@click.option("--admin", "kind", flag_value="admin", help="A keeper that may also force-release.")
+@click.option("--reader", "kind", flag_value="reader", help="May only read the board.")
+@click.option(
+    "--no-password", is_flag=True, help="Make no password (peer or certificate authentication)."
+)
+@common
+def team_add(
+    session: Session,
+    as_json: bool,
+    name: str,
+    caps: str,
+    kind: str | None,
+    no_password: bool,
+) -> Result:
+    """Add agent NAME: a login role in the board's groups, its capabilities
+    recorded on the board (again on an existing agent: its record and groups
+    are updated). A generated password is printed once and stored nowhere;
+    the agent gives it to libpq (PGPASSWORD, ~/.pgpass, a service file)."""
+    from .identity import parse_capabilities
+    from .team import add
+
+    added = add(
+        session.board(touch=False, act=False).store,
+        name,
+        caps=parse_capabilities(caps),
+        password=not no_password,
+        kind=kind or "agent",
+    )
+    lines = [
+        f"{'added' if added['created'] else 'updated'} {added['role']}: "
+        + ", ".join(added["groups"])
+        + (f"; capabilities {', '.join(added['capabilities'])}" if added["capabilities"] else "")
+    ]
+    if added["password"]:
+        lines.append(f"password (shown once, stored nowhere): {added['password']}")
+    return Result(added, "\n".join(lines))
+
+
+@team.command("remove", context_settings=CONTEXT)
+@click.argument("name")
+@click.option("--keep-role", is_flag=True, help="Revoke the board's groups but keep the role.")
+@common
+def team_remove(session: Session, as_json: bool, name: str, keep_role: bool) -> Result:
+    """Take agent NAME off the team: its claims go back to the board and its
+    locks are freed (recorded as team_removed), the board's groups are
+    revoked, and the role is dropped unless it belongs to anything else."""
+    from .team import remove
+
+    gone = remove(session.board(touch=False, act=False).store, name, keep_role=keep_role)
+    tasks = ", ".join(f"#{t}" for t in gone["released"]) or "none"
+    return Result(
+        gone,
+        f"removed {gone['role']} (claims released: {tasks}; locks freed: {len(gone['locks'])};"
+        f" role {'dropped' if gone['dropped'] else 'kept'})",
+    )
+
+
+@team.command("list", context_settings=CONTEXT)
+@common
+def team_list(session: Session, as_json: bool) -> Result:
+    """The board's team: each role, what it is (agent, keeper, admin,
+    reader), its capabilities."""
+    from .team import members
+
+    found = members(session.board(touch=False, act=False).store)
+    lines = [
+        f"{m['role']:<20} {','.join(m['kinds']):<20} {', '.join(m['capabilities']) or '-'}"
+        for m in found
+    ]
+    return Result({"members": found}, "\n".join(lines) or "no agents yet")
+
+
 @cli.command(context_settings=CONTEXT)
 @common
 def whoami(session: Session, as_json: bool) -> Result:
     """Print the agent name this worktree acts as, where it came from, and
-    this working tree's instance (claims are held by an agent at an instance)."""
-    ident = session.identity
+    this working tree's instance (claims are held by an agent at an instance).
+    On a team board: the database role (and the board's record of its
+    capabilities)."""
+    from .store import is_postgres_url
+
+    url = session.repo.get("lac.url")
+    if url and is_postgres_url(url):
+        ident = session.board(touch=False).identity
+    else:
+        ident = session.identity
     caps = ", ".join(ident.capabilities) or "none"
     return Result(
         {
@@ -1071,7 +1187,7 @@ def status(session: Session, as_json: bool) -> Result:
     held = board.locks(mine=True)
     where = hooks_dir(session.repo)
     installed = {name: is_ours(where / name) for name in HOOK_NAMES}
-    ident = session.identity
+    ident = board.identity
     info = {
         "url": str(getattr(board.store, "where", board.store.url)),  # no password
         "dialect": board.store.dialect,

@@ -31,6 +31,7 @@ RefusalReason = Literal[
     "not_owner",
     "hook_conflict",
     "already_open",
+    "not_permitted",
 ]
 
 
@@ -302,6 +303,41 @@ class AlreadyOpen(Refused):
 
     def __init__(self, *, task: int, advice: str = "") -> None:
         super().__init__(self.reason, self._says(advice, task=task), task=task)
+
+
+class NotPermitted(Refused):
+    """{what}
+
+    Facts: ``role`` (the database role that asked). Team mode: the database
+    itself refused, because the session's role may not do this (act as
+    another agent, force-release without being an admin, expire a live claim
+    or another's without being a keeper, write a table directly).
+    """
+
+    reason = "not_permitted"
+
+    def __init__(self, *, what: str, role: str | None = None) -> None:
+        super().__init__(self.reason, self._says(what=what), role=role)
+
+
+class HeldOnBoard(Refused):
+    """{holder} holds {pattern}, which overlaps {path}
+
+    Facts: those of :class:`PathLocked` for its one conflict
+    (``heartbeat_at`` unknown: null). Team mode: the lock-grant function found
+    the conflict itself, where the caller's own check had not (an index key
+    forged by another agent's direct call).
+    """
+
+    reason = "path_locked"
+
+    def __init__(
+        self, *, path: str, wanted: str, holder: str, task: int | None, pattern: str, mode: str
+    ) -> None:
+        said = self._says(path=path, holder=holder, pattern=pattern)
+        one = {"path": path, "wanted": wanted, "holder": holder, "task": task}
+        one.update(pattern=pattern, mode=mode)
+        super().__init__(self.reason, said, **one, conflicts=[{**one, "heartbeat_at": None}])
 
 
 # --- a board that was reached but did not answer (never "unreachable") ---------------

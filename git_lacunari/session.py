@@ -73,9 +73,13 @@ class Session:
         touch: bool = True,
         name: str | None = None,
         timeout: str | None = None,
+        act: bool = True,
     ) -> Board:
-        """The board; ``timeout`` (a duration) bounds its waits instead of
-        ``lac.timeout`` (the hooks' shorter bound); ``LAC_TIMEOUT`` beats both."""
+        """The board, opened as this session's agent. ``timeout`` (a duration)
+        bounds its waits instead of ``lac.timeout`` (the hooks' shorter bound;
+        ``LAC_TIMEOUT`` beats both). ``act=False`` is for administration (init,
+        boards, team): on a team board it opens as the configured identity,
+        unchecked, since it acts on no claim."""
         from .board import Board
         from .store import open_store
 
@@ -87,9 +91,18 @@ class Session:
             timeout=timeout or repo.get("lac.timeout"),
             board=name or repo.get("lac.board"),
         )
+        identity = self.identity
+        if act and store.dialect == "postgres":  # team mode: the agent is the session's role
+            from .team import acting
+
+            try:
+                identity = acting(store, identity)
+            except BaseException:
+                store.close()
+                raise
         board = Board(
             store,
-            self.identity,
+            identity,
             prefix=repo.prefix,
             ignorecase=repo.ignorecase,
             blob_ids=repo.blob_ids,

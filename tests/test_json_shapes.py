@@ -211,6 +211,7 @@ REFUSALS: dict[str, Schema] = {
     "not_owner": reason("not_owner", task=nullable(INT), holder=nullable(STR), path=nullable(STR)),
     "hook_conflict": reason("hook_conflict", path=STR),
     "already_open": reason("already_open", task=INT),
+    "not_permitted": reason("not_permitted", role=nullable(STR)),
 }
 
 
@@ -289,6 +290,26 @@ SUCCESS: dict[str, Schema] = {
         now=NUM,
     ),
     "completion": success(shell=STR, script=STR),
+    "team enable": success(
+        board=STR,
+        roles=obj(owner=STR, agent=STR, keeper=STR, admin=STR, reader=STR),
+        created=array(STR),
+    ),
+    "team add": success(
+        role=STR, groups=array(STR), capabilities=array(STR), created=BOOL, password=nullable(STR)
+    ),
+    "team remove": success(role=STR, released=array(INT), locks=array(STR), dropped=BOOL),
+    "team list": success(
+        members=array(
+            obj(
+                role=STR,
+                login=BOOL,
+                kinds=array(STR),
+                capabilities=array(STR),
+                last_seen=nullable(NUM),
+            )
+        )
+    ),
     "drain": success(done=array(INT), failed=array(INT), parked=array(INT), exit_codes=ANY_OBJECT),
     "reconcile": success(
         dry_run=BOOL,
@@ -485,12 +506,53 @@ def test_every_command_json_matches_its_documented_shape(
     seen(error("invalid_input"), 2, "tasks", "--state", "finished")
     seen(error("bad_path"), 2, "lock", "/etc/passwd")
 
+    postgres_only = {"team enable", "team add", "team remove", "team list", "not_permitted"}
+    if boards.url is not None:  # team mode, last: it turns the board into a team board
+        team_shapes(seen, repo, boards.url)
+    else:
+        seen.commands |= postgres_only
+        seen.reasons.add("not_permitted")
+
     assert not seen.failures, "\n".join(seen.failures)
     every_command = {
-        " ".join(path) for path in walk(cli) if path not in (["task"], ["guard"], ["hooks"])
+        " ".join(path)
+        for path in walk(cli)
+        if path not in (["task"], ["guard"], ["hooks"], ["team"])
     }
     assert every_command - seen.commands == set(), "commands without a checked --json success"
     assert set(REFUSALS) - seen.reasons == set(), "refusal reasons never produced"
+
+
+def team_shapes(seen: Seen, repo: Path, url: str) -> None:
+    """The team commands, as the administrator; a refusal by the database as an agent."""
+    import uuid
+
+    import psycopg
+
+    from git_lacunari.team import role_names
+
+    from .team_fixtures import as_role
+
+    S = SUCCESS
+    role = "shape_" + uuid.uuid4().hex[:10]
+    board = None
+    try:
+        result = seen(S["team enable"], 0, "team", "enable")
+        board = result.json["board"]
+        seen(S["team add"], 0, "team", "add", role, "--caps", "py", "--no-password")
+        seen(S["team list"], 0, "team", "list")
+        task = seen(S["task add"], 0, "task", "add", "Held by the administrator").json["id"]
+        seen(S["claim"], 0, "claim", str(task))
+        git(repo, "config", "lac.url", as_role(url, role))
+        seen.refused("not_permitted", "release", str(task), "--force", "--reason", "mine")
+        git(repo, "config", "lac.url", url)
+        seen(S["team remove"], 0, "team", "remove", role)
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            for name in [role, *(role_names(board).values() if board else ())]:
+                if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).fetchone():
+                    conn.execute(f'DROP OWNED BY "{name}"')
+                    conn.execute(f'DROP ROLE "{name}"')
 
 
 def walk(group: click.Group, prefix: tuple[str, ...] = ()) -> list[list[str]]:

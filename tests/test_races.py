@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +27,53 @@ from git_lacunari.model import LockMode
 from git_lacunari.repo import discover
 from git_lacunari.store import open_store
 
-from .conftest import lac_process
+from .conftest import lac_process, pg_schema
 
 FORK = mp.get_context("fork")
 BARRIER_TIMEOUT_S = 300
 
 
+# A team board (issue 11) is named to the workers as TEAM|PREFIX|URL, URL's
+# user being {role}: each worker connects as its own role, PREFIX + its name.
+TEAM = "team|"
+
+
 def open_board(repo: Path, url: str | None, agent: str) -> Board:
     where = discover(repo)
+    if url and url.startswith(TEAM):
+        _, prefix, template = url.split("|", 2)
+        agent = prefix + agent
+        url = template.replace("{role}", agent)
     store = open_store(url, where.common_dir, create=True)
     return Board(store, Identity(agent, "test", (), "test"), blob_ids=where.blob_ids)
+
+
+RACE_ROLES = (
+    ["setup", "checker"]
+    + [f"racer-{i}" for i in range(50)]
+    + [f"drainer-{i}" for i in range(32)]
+    + [f"locker-{i}" for i in range(20)]
+)
+
+
+@pytest.fixture(params=["sqlite", "postgres", "team"])
+def race_url(request: pytest.FixtureRequest, repo: Path) -> Iterator[str | None]:
+    """The board the race tests run on: embedded, PostgreSQL, and PostgreSQL
+    in team mode with one role per process (row-level security on)."""
+    if request.param == "sqlite":
+        yield None
+        return
+    server = request.getfixturevalue("pg_server")
+    if request.param == "postgres":
+        with pg_schema(server) as url:
+            yield url
+        return
+    from .team_fixtures import team_board
+
+    with team_board(server) as crew:
+        for base in RACE_ROLES:
+            crew.add(base)
+        yield f"{TEAM}{crew.prefix}|{crew.url_of('{role}')}"
 
 
 def run_workers(target: Any, count: int, *args: Any) -> list[Any]:
@@ -88,8 +126,8 @@ def _guarded(body: Any) -> Any:
 def _claim_same(
     index: int, repo: Path, url: str | None, task_ids: list[int], barrier: Any
 ) -> list[tuple[int, str, str | None, Any]]:
-    agent = f"racer-{index}"
-    board = open_board(repo, url, agent)
+    board = open_board(repo, url, f"racer-{index}")
+    agent = board.agent
     seen: list[tuple[int, str, str | None, Any]] = []
     for task_id in task_ids:
         barrier.wait(BARRIER_TIMEOUT_S)
@@ -105,17 +143,17 @@ claim_same_worker = _guarded(_claim_same)
 
 
 @pytest.mark.slow
-def test_fifty_processes_claim_one_task_hundred_times(repo: Path, board_url: str | None) -> None:
+def test_fifty_processes_claim_one_task_hundred_times(repo: Path, race_url: str | None) -> None:
     processes, rounds = 50, 100
-    setup = open_board(repo, board_url, "setup")
+    setup = open_board(repo, race_url, "setup")
     task_ids = [setup.add_task(f"contested {r}").id for r in range(rounds)]
     setup.store.close()
     results = run_workers(
-        claim_same_worker, processes, repo, board_url, task_ids, FORK.Barrier(processes)
+        claim_same_worker, processes, repo, race_url, task_ids, FORK.Barrier(processes)
     )
     outcomes = [row for worker in results for row in worker]
     assert len(outcomes) == processes * rounds
-    checker = open_board(repo, board_url, "checker")
+    checker = open_board(repo, race_url, "checker")
     for task_id in task_ids:
         rows = [r for r in outcomes if r[0] == task_id]
         winners = [agent for _, agent, reason, _ in rows if reason is None]
@@ -141,18 +179,18 @@ drain_worker = _guarded(_drain)
 
 
 @pytest.mark.slow
-def test_thirty_two_processes_drain_two_thousand_tasks(repo: Path, board_url: str | None) -> None:
+def test_thirty_two_processes_drain_two_thousand_tasks(repo: Path, race_url: str | None) -> None:
     processes, total = 32, 2000
-    setup = open_board(repo, board_url, "setup")
+    setup = open_board(repo, race_url, "setup")
     with setup.store.write():
         task_ids = [setup.add_task(f"job {n}", priority=n % 7).id for n in range(total)]
     setup.store.close()
-    results = run_workers(drain_worker, processes, repo, board_url, FORK.Barrier(processes))
+    results = run_workers(drain_worker, processes, repo, race_url, FORK.Barrier(processes))
     claimed = Counter(task_id for worker in results for task_id in worker)
     assert sorted(claimed) == sorted(task_ids), "some task was left behind"
     assert max(claimed.values()) == 1, "some task was claimed twice"
     assert sum(1 for worker in results if worker) > 1, "only one drainer ever won"
-    checker = open_board(repo, board_url, "checker")
+    checker = open_board(repo, race_url, "checker")
     assert checker.tasks(state="open") == []
 
 
@@ -188,11 +226,11 @@ lock_race_worker = _guarded(_lock_race)
 @pytest.mark.slow
 @pytest.mark.parametrize("readers", [False, True], ids=["writers", "readers-and-writers"])
 def test_overlapping_write_locks_never_granted_twice(
-    repo: Path, board_url: str | None, readers: bool
+    repo: Path, race_url: str | None, readers: bool
 ) -> None:
     processes, rounds = 20, 40
     results = run_workers(
-        lock_race_worker, processes, repo, board_url, rounds, readers, FORK.Barrier(processes)
+        lock_race_worker, processes, repo, race_url, rounds, readers, FORK.Barrier(processes)
     )
     for round_no in range(rounds):
         rows = [r for worker in results for r in worker if r[0] == round_no]

@@ -114,6 +114,8 @@ def classify(
     where = redact(url)
     if isinstance(exc, psycopg.errors.UndefinedTable):
         return CannotWorkHere(f"no board at {where}: run `git lac init --url URL` first")
+    if isinstance(exc, psycopg.Error) and exc.sqlstate in ("42501", "LAC01"):
+        return _team_refusal(exc, conn)
     if not isinstance(exc, psycopg.OperationalError):
         return None
     state, first = exc.sqlstate, _first_line(exc)
@@ -138,6 +140,33 @@ def classify(
     if state == "40001":
         return busy("serialization_failure", "serialization failure", transient=True)
     return BoardFailed(f"the board at {where} failed: {first}")
+
+
+def _team_refusal(exc: psycopg.Error, conn: psycopg.Connection[Any] | None) -> LacError:
+    """The database said no (team mode): a privilege it withholds (42501), or
+    a lock its grant function found in conflict (LAC01, lac_require_free)."""
+    import json
+
+    from ..errors import HeldOnBoard, NotPermitted
+    from ..model import LockMode
+
+    if exc.sqlstate == "LAC01":
+        try:
+            facts = json.loads(exc.diag.message_detail or "{}")
+            return HeldOnBoard(
+                path=str(facts["path"]),
+                wanted=LockMode.stored(facts["wanted"]),
+                holder=str(facts["holder"]),
+                task=facts["task"],
+                pattern=str(facts["pattern"]),
+                mode=LockMode.stored(facts["mode"]),
+            )
+        except (ValueError, KeyError, TypeError):
+            pass
+    role = None
+    if conn is not None and not conn.broken:
+        role = conn.info.parameter_status("session_authorization")
+    return NotPermitted(what=_first_line(exc), role=role)
 
 
 class PostgresStore(StoreBase):
@@ -194,6 +223,8 @@ class PostgresStore(StoreBase):
         if self.board:
             row = self.one("create_board_ddl", board=self.board)
             assert row is not None
+            if row["ddl"] is None:
+                return
             with self._translated():
                 self.conn.execute(str(row["ddl"]).encode())
 

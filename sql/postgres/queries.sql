@@ -1,5 +1,7 @@
 -- Named queries of a PostgreSQL board. `:name` is a parameter; `{{name}}`
 -- inlines the fragment of that name. Lists travel as JSON text.
+-- Every write is a call of a lac_api_* function (0005_team.sql): one write
+-- path for plain and team mode; reads are plain SELECTs.
 
 -- name: now
 lac_now()
@@ -13,21 +15,16 @@ EXISTS (SELECT 1 FROM lac_claimable(t.id, :agent) AS ok WHERE ok)
 SELECT pg_advisory_xact_lock(hashtext('lac_locks:' || current_schema()))
 
 -- name: upsert_agent
-INSERT INTO lac_agents (name, capabilities, last_seen) VALUES (:agent, :caps::jsonb, {{now}})
-ON CONFLICT (name) DO UPDATE SET capabilities = excluded.capabilities, last_seen = excluded.last_seen
+SELECT lac_api_upsert_agent(:agent, :caps::jsonb)
 
 -- name: insert_task
-INSERT INTO lac_tasks (title, body, lane, priority, needs, created_at, created_by)
-VALUES (:title, :body, :lane, :priority, :needs::jsonb, {{now}}, :agent)
-RETURNING id
+SELECT lac_api_insert_task(:title, :body, :lane, :priority::integer, :needs::jsonb, :agent) AS id
 
 -- name: insert_dep
-INSERT INTO lac_task_deps (task_id, depends_on) VALUES (:task_id, :depends_on)
-ON CONFLICT DO NOTHING
+SELECT lac_api_insert_dep(:task_id::bigint, :depends_on::bigint)
 
 -- name: insert_task_path
-INSERT INTO lac_task_paths (task_id, pattern, mode) VALUES (:task_id, :pattern, :mode)
-ON CONFLICT (task_id, pattern) DO UPDATE SET mode = greatest(lac_task_paths.mode, excluded.mode)
+SELECT lac_api_insert_task_path(:task_id::bigint, :pattern, :mode)
 
 -- name: missing_tasks
 SELECT v::bigint AS id FROM jsonb_array_elements_text(:ids::jsonb) AS v
@@ -44,49 +41,19 @@ SELECT 1 AS hit FROM reach WHERE id = :task_id LIMIT 1
 
 -- name: claim
 -- The claim and its `claimed` event, in one statement.
-WITH claimed AS (
-    UPDATE lac_tasks AS t
-       SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
-           stale_after = :stale_after, attempts = attempts + 1, instance = :instance
-     WHERE t.id = :task_id AND t.state = 'open' AND {{claimable}}
-    RETURNING t.*, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS has_paths
-), recorded AS (
-    INSERT INTO lac_events (at, task_id, agent, kind, detail)
-    SELECT {{now}}, id, owner, 'claimed', jsonb_build_object('attempt', attempts) FROM claimed
-)
-SELECT * FROM claimed
+SELECT c.*, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = c.id) AS has_paths
+  FROM lac_api_claim(:task_id::bigint, :agent, :instance, :stale_after::double precision) AS c
 
 -- name: next_candidate
 -- SKIP LOCKED: claimers never queue behind each other's candidate row.
-SELECT t.id, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS has_paths
-  FROM lac_tasks t
- WHERE t.lane = :lane AND t.state = 'open' AND {{claimable}}
-   AND t.id NOT IN (SELECT v::bigint FROM jsonb_array_elements_text(:skip::jsonb) AS v)
- ORDER BY t.priority DESC, t.created_at, t.id
- LIMIT 1
-   FOR UPDATE OF t SKIP LOCKED
+SELECT * FROM lac_api_next_candidate(:lane, :agent, :skip::jsonb)
 
 -- name: claim_next_free
 -- The whole of `claim --next` in one statement when the best candidate
 -- declares no paths (most tasks): pick, guard, claim, record. Zero rows sends
 -- the caller to the general path, which also explains a refusal.
-WITH claimed AS (
-    UPDATE lac_tasks AS u
-       SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
-           stale_after = :stale_after, attempts = attempts + 1, instance = :instance
-     WHERE u.state = 'open'
-       AND u.id = (SELECT t.id FROM lac_tasks t
-                    WHERE t.lane = :lane AND t.state = 'open' AND {{claimable}}
-                    ORDER BY t.priority DESC, t.created_at, t.id
-                    LIMIT 1
-                      FOR UPDATE SKIP LOCKED)
-       AND NOT EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = u.id)
-    RETURNING u.*, false AS has_paths
-), recorded AS (
-    INSERT INTO lac_events (at, task_id, agent, kind, detail)
-    SELECT {{now}}, id, owner, 'claimed', jsonb_build_object('attempt', attempts) FROM claimed
-)
-SELECT * FROM claimed
+SELECT c.*, false AS has_paths
+  FROM lac_api_claim_next_free(:lane, :agent, :instance, :stale_after::double precision) AS c
 
 -- name: get_task
 SELECT * FROM lac_tasks WHERE id = :task_id
@@ -118,12 +85,11 @@ SELECT l.*, t.heartbeat_at AS task_heartbeat_at
  WHERE l.key = ANY (ARRAY(SELECT jsonb_array_elements_text(:keys::jsonb)))
 
 -- name: insert_lock
-INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob, instance)
-VALUES (:pattern, :key, :mode, :agent, :task_id, {{now}}, :base_blob, :instance)
-RETURNING *
+SELECT * FROM lac_api_insert_lock(:pattern, :key, :mode, :agent, :task_id::bigint, :base_blob,
+                                   :instance)
 
 -- name: upgrade_lock
-UPDATE lac_locks SET mode = 'w' WHERE id = :lock_id
+SELECT lac_api_upgrade_lock(:lock_id::bigint)
 
 -- name: list_locks
 SELECT * FROM lac_locks WHERE (:agent::text IS NULL OR agent = :agent) ORDER BY pattern, id
@@ -132,63 +98,41 @@ SELECT * FROM lac_locks WHERE (:agent::text IS NULL OR agent = :agent) ORDER BY 
 SELECT * FROM lac_locks WHERE task_id = :task_id ORDER BY pattern
 
 -- name: delete_task_locks
-DELETE FROM lac_locks WHERE task_id = :task_id RETURNING *
+SELECT * FROM lac_api_delete_task_locks(:task_id::bigint)
 
 -- name: delete_agent_lock
-DELETE FROM lac_locks WHERE agent = :agent AND instance = :instance AND pattern = :pattern
-RETURNING *
+SELECT * FROM lac_api_delete_agent_lock(:agent, :instance, :pattern)
 
 -- name: release
-UPDATE lac_tasks
-   SET state = 'open', owner = NULL, claimed_at = NULL, heartbeat_at = NULL, stale_after = NULL
- WHERE id = :task_id AND state = 'claimed' AND owner = :owner
-RETURNING *
+SELECT * FROM lac_api_release(:task_id::bigint, :owner)
 
 -- name: done
-UPDATE lac_tasks SET state = 'done', heartbeat_at = {{now}}
- WHERE id = :task_id AND state = 'claimed' AND owner = :agent AND instance = :instance
-RETURNING *
+SELECT * FROM lac_api_done(:task_id::bigint, :agent, :instance)
 
 -- name: heartbeat
-UPDATE lac_tasks SET heartbeat_at = {{now}}
- WHERE owner = :agent AND instance = :instance AND state = 'claimed'
-   AND (:ids::jsonb IS NULL
-        OR id IN (SELECT v::bigint FROM jsonb_array_elements_text(:ids::jsonb) AS v))
-RETURNING id
+SELECT * FROM lac_api_heartbeat(:agent, :instance, :ids::jsonb)
 
 -- name: stale_claims
 -- Claims silent for longer than their own stale-after (the board's for claims
 -- made before claims carried one), and never shorter than :at_least (a keeper's).
-SELECT id, lane, owner, heartbeat_at, attempts, {{now}} - heartbeat_at AS silent_for
-  FROM lac_tasks
- WHERE state = 'claimed'
-   AND heartbeat_at + greatest(coalesce(stale_after, :default_stale), :at_least) < {{now}}
- ORDER BY heartbeat_at
-   FOR UPDATE SKIP LOCKED
+SELECT * FROM lac_api_stale_claims(:default_stale::double precision, :at_least::double precision)
 
 -- name: expire
 -- Back to the board, unless it heartbeat since the keeper looked.
-UPDATE lac_tasks
-   SET state = :state, owner = NULL, claimed_at = NULL, heartbeat_at = NULL, stale_after = NULL
- WHERE id = :task_id AND state = 'claimed' AND owner = :owner AND heartbeat_at = :heartbeat_at
-RETURNING id
+SELECT * FROM lac_api_expire(:state, :task_id::bigint, :owner, :heartbeat_at::double precision)
 
 -- name: get_setting
 SELECT value FROM lac_settings WHERE name = :name
 
 -- name: set_setting
-INSERT INTO lac_settings (name, value) VALUES (:name, :value)
-ON CONFLICT (name) DO UPDATE SET value = excluded.value
+SELECT lac_api_set_setting(:name, :value)
 
 -- name: notify_work
 -- Wakes `claim --next --wait` on this board (delivered at commit).
 SELECT pg_notify({{work_channel}}, :lane)
 
 -- name: park
-UPDATE lac_tasks
-   SET state = 'parked', owner = NULL, claimed_at = NULL, heartbeat_at = NULL, stale_after = NULL
- WHERE id = :task_id AND state = 'claimed' AND owner = :owner
-RETURNING *
+SELECT * FROM lac_api_park(:task_id::bigint, :owner)
 
 -- name: lock_bases
 SELECT pattern, base_blob FROM lac_locks
@@ -197,8 +141,7 @@ SELECT pattern, base_blob FROM lac_locks
  ORDER BY acquired_at
 
 -- name: insert_event
-INSERT INTO lac_events (at, task_id, agent, kind, detail)
-VALUES ({{now}}, :task_id, :agent, :kind, :detail::jsonb)
+SELECT lac_api_insert_event(:task_id::bigint, :agent, :kind, :detail::jsonb)
 
 -- name: events
 SELECT * FROM lac_events WHERE (:task_id::bigint IS NULL OR task_id = :task_id) ORDER BY id
@@ -211,21 +154,18 @@ SELECT {{now}} AS now
 -- name: edit_task
 -- Editable while open, or by its owner while claimed (the rule team mode's
 -- row-level security states too).
-UPDATE lac_tasks
-   SET title = :title, body = :body, lane = :lane, priority = :priority, needs = :needs::jsonb
- WHERE id = :task_id
-   AND (state = 'open' OR (state = 'claimed' AND owner = :agent AND instance = :instance))
-RETURNING id
+SELECT * FROM lac_api_edit_task(:task_id::bigint, :agent, :instance, :title, :body, :lane,
+                                 :priority::integer, :needs::jsonb)
 
 -- name: delete_task_path
-DELETE FROM lac_task_paths WHERE task_id = :task_id AND pattern = :pattern RETURNING *
+SELECT * FROM lac_api_delete_task_path(:task_id::bigint, :pattern)
 
 -- name: delete_task_lock
-DELETE FROM lac_locks WHERE task_id = :task_id AND pattern = :pattern RETURNING *
+SELECT * FROM lac_api_delete_task_lock(:task_id::bigint, :pattern)
 
 -- name: delete_dep
-DELETE FROM lac_task_deps WHERE task_id = :task_id AND depends_on = :depends_on
-RETURNING depends_on
+SELECT lac_api_delete_dep AS depends_on
+  FROM lac_api_delete_dep(:task_id::bigint, :depends_on::bigint)
 
 -- name: dependents
 SELECT d.task_id AS id, t.state AS state
@@ -233,49 +173,29 @@ SELECT d.task_id AS id, t.state AS state
  WHERE d.depends_on = :task_id ORDER BY d.task_id
 
 -- name: cancel
-UPDATE lac_tasks
-   SET state = 'cancelled', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
-       stale_after = NULL
- WHERE id = :task_id
-   AND (state IN ('open', 'parked')
-        OR (state = 'claimed' AND owner = :agent AND instance = :instance))
-RETURNING *
+SELECT * FROM lac_api_cancel(:task_id::bigint, :agent, :instance)
 
 -- name: reopen
 -- Back to open with its attempts reset: a reopened task is new work, and a
 -- kept count would park it again at its first failure.
-UPDATE lac_tasks
-   SET state = 'open', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
-       stale_after = NULL, attempts = 0
- WHERE id = :task_id AND state IN ('done', 'cancelled', 'parked')
-RETURNING *
+SELECT * FROM lac_api_reopen(:task_id::bigint)
 
 -- name: delete_pattern_locks
 -- Every agent's lock on exactly :pattern (`unlock --force`).
-DELETE FROM lac_locks WHERE pattern = :pattern RETURNING *
+SELECT * FROM lac_api_delete_pattern_locks(:pattern)
 
 -- name: agent_seen
 -- Every command is a sign of life of its agent, claims or not: the keeper
 -- returns task-less locks of agents silent for the stale period.
-INSERT INTO lac_agents (name, last_seen) VALUES (:agent, {{now}})
-ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen
+SELECT lac_api_agent_seen(:agent)
 
 -- name: silent_agent_locks
 -- Task-less locks whose agent has not been seen (nor locked anything) for :stale.
-SELECT l.*, {{now}} - greatest(l.acquired_at, coalesce(a.last_seen, 0)) AS silent_for
-  FROM lac_locks l LEFT JOIN lac_agents a ON a.name = l.agent
- WHERE l.task_id IS NULL
-   AND greatest(l.acquired_at, coalesce(a.last_seen, 0)) + :stale < {{now}}
- ORDER BY l.agent, l.id
-   FOR UPDATE OF l SKIP LOCKED
+SELECT * FROM lac_api_silent_agent_locks(:stale::double precision)
 
 -- name: expire_lock
 -- Unless its agent was seen since the keeper looked.
-DELETE FROM lac_locks AS l
- WHERE l.id = :lock_id AND l.task_id IS NULL
-   AND NOT EXISTS (SELECT 1 FROM lac_agents a
-                    WHERE a.name = l.agent AND a.last_seen + :stale >= {{now}})
-RETURNING l.*
+SELECT * FROM lac_api_expire_lock(:lock_id::bigint, :stale::double precision)
 
 -- name: lane_open_tasks
 -- Every open task of a lane in the order `claim --next` takes them, with the
@@ -288,22 +208,17 @@ SELECT t.*, {{claimable}} AS claimable,
 
 -- name: upsert_instance
 -- Where an agent runs, for people: refusals name the holder's host and path.
-INSERT INTO lac_instances (id, agent, host, path, last_seen)
-VALUES (:instance, :agent, :host, :path, {{now}})
-ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, host = excluded.host,
-    path = excluded.path, last_seen = excluded.last_seen
+SELECT lac_api_upsert_instance(:instance, :agent, :host, :path)
 
 -- name: get_instance
 SELECT * FROM lac_instances WHERE id = :instance
 
 -- name: take_over
 -- The same agent moves its claim to this instance (`claim --take-over`).
-UPDATE lac_tasks SET instance = :instance, heartbeat_at = {{now}}
- WHERE id = :task_id AND state = 'claimed' AND owner = :agent
-RETURNING *
+SELECT * FROM lac_api_take_over(:task_id::bigint, :agent, :instance)
 
 -- name: take_over_locks
-UPDATE lac_locks SET instance = :instance WHERE task_id = :task_id AND agent = :agent
+SELECT lac_api_take_over_locks(:task_id::bigint, :agent, :instance)
 
 -- --- lists that scale, and a grant in a few statements (issue 12) ---------
 -- Pages of `git lac tasks`: LIMIT :limit rows in id order (:limit NULL is
@@ -377,7 +292,4 @@ SELECT * FROM lac_locks
 -- name: insert_locks
 -- Every lock of one grant in one statement (one round trip): :locks is
 -- [{"pattern", "key", "mode", "base_blob"}].
-INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob, instance)
-SELECT x.pattern, x.key, x.mode, :agent, :task_id::bigint, {{now}}, x.base_blob, :instance
-  FROM jsonb_to_recordset(:locks::jsonb) AS x(pattern text, key text, mode text, base_blob text)
-RETURNING *
+SELECT * FROM lac_api_insert_locks(:locks::jsonb, :agent, :task_id::bigint, :instance)

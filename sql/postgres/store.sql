@@ -69,7 +69,9 @@ SELECT set_config('lock_timeout', :lock_ms, false),
 
 -- name: create_board_ddl
 -- One board per project: a board is a schema of the database (`--board NAME`).
-SELECT format('CREATE SCHEMA IF NOT EXISTS %I', :board::text) AS ddl
+-- None when it exists: an agent of a team board may not create schemas.
+SELECT CASE WHEN to_regnamespace(quote_ident(:board::text)) IS NULL
+            THEN format('CREATE SCHEMA IF NOT EXISTS %I', :board::text) END AS ddl
 
 -- name: list_boards
 -- A board is a schema with a version table; its version and task count.

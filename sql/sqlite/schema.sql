@@ -101,3 +101,5 @@ CREATE INDEX lac_tasks_live_lane ON lac_tasks (lane, id) WHERE state NOT IN ('do
 CREATE INDEX lac_tasks_state ON lac_tasks (state, id);
 
 -- 0004 (overlap): nothing on SQLite; see sql/sqlite/0004_overlap.sql.
+
+-- 0005 (team): nothing on SQLite; see sql/sqlite/0005_team.sql.

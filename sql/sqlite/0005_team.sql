@@ -1,0 +1,2 @@
+-- 0005: team mode is PostgreSQL's (roles, row-level security, the write API
+-- as functions). Nothing changes on an embedded board.

@@ -1,0 +1,472 @@
+"""Team mode on the real server, with real roles (issue 11).
+
+Every attack here is made as an agent role through plain SQL (psycopg, not
+the CLI) and must both be refused and change nothing: the board's rows are
+compared, as the administrator sees them, before and after.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from git_lacunari import team
+from git_lacunari.errors import CannotWorkHere, NotPermitted, Refused
+from git_lacunari.model import LockMode
+
+from .conftest import backdate_claim, lac_inprocess
+from .team_fixtures import Team, team_board
+
+TABLES = ("lac_tasks", "lac_locks", "lac_events", "lac_agents", "lac_settings", "lac_instances")
+
+
+@pytest.fixture
+def crew(pg_server: str) -> Iterator[Team]:
+    with team_board(pg_server) as made:
+        yield made
+
+
+def snapshot(crew: Team) -> dict[str, Any]:
+    conn = crew.admin_store.conn
+    return {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in TABLES}
+
+
+@pytest.fixture
+def scene(crew: Team) -> dict[str, Any]:
+    """bob holds task #1 with a write lock on src/a.py, and a task-less lock."""
+    alice, bob = crew.add("alice"), crew.add("bob")
+    board = crew.open(bob)
+    task = board.add_task("bob's work", writes=["src/a.py"])
+    board.claim(task.id)
+    board.lock(["docs/"])
+    return {"alice": alice, "bob": bob, "task": task.id, "bob_board": board}
+
+
+def raw(crew: Team, role: str) -> psycopg.Connection[Any]:
+    conn = psycopg.connect(crew.url_of(role), autocommit=True)
+    conn.execute(f'SET search_path = "{crew.board}"')
+    return conn
+
+
+ATTACKS = {
+    "update another's claim": "UPDATE lac_tasks SET owner = '{me}' WHERE id = {task}",
+    "update another's lock": "UPDATE lac_locks SET agent = '{me}' WHERE agent = '{bob}'",
+    "delete another's lock": "DELETE FROM lac_locks WHERE agent = '{bob}'",
+    "insert an event naming another": (
+        "INSERT INTO lac_events (task_id, agent, kind) VALUES ({task}, '{bob}', 'done')"
+    ),
+    "insert a claim naming another": (
+        "INSERT INTO lac_tasks (title, state, owner, created_by)"
+        " VALUES ('forged', 'claimed', '{bob}', '{bob}')"
+    ),
+    "update an event": "UPDATE lac_events SET agent = '{me}'",
+    "delete an event": "DELETE FROM lac_events",
+    "disable row-level security": "ALTER TABLE lac_tasks DISABLE ROW LEVEL SECURITY",
+    "no force on row-level security": "ALTER TABLE lac_locks NO FORCE ROW LEVEL SECURITY",
+    "drop a policy": "DROP POLICY lac_read ON lac_tasks",
+    "truncate": "TRUNCATE lac_events",
+    "set role to another agent": 'SET ROLE "{bob}"',
+    "turn team mode off": "UPDATE lac_settings SET value = 'off' WHERE name = 'team_mode'",
+    "give itself capabilities": "UPDATE lac_agents SET capabilities = '[\"gpu\"]'",
+    "replace a write function": (
+        "CREATE OR REPLACE FUNCTION lac_actor(p text) RETURNS text LANGUAGE sql AS $$ SELECT p $$"
+    ),
+    "create a shadowing table": "CREATE TABLE lac_x (x int)",
+    # The write functions, called directly with another agent's name.
+    "claim in another's name": "SELECT * FROM lac_api_claim({task}, '{bob}', 'i', 60)",
+    "release another's claim": "SELECT * FROM lac_api_release({task}, '{bob}')",
+    "mark another's task done": "SELECT * FROM lac_api_done({task}, '{bob}', NULL)",
+    "heartbeat as another": "SELECT * FROM lac_api_heartbeat('{bob}', NULL, NULL)",
+    "event in another's name": (
+        "SELECT lac_api_insert_event({task}, '{bob}', 'done', '{{}}'::jsonb)"
+    ),
+    "unlock another's lock": "SELECT * FROM lac_api_delete_agent_lock('{bob}', '', 'docs/')",
+    "force-unlock as a plain agent": "SELECT * FROM lac_api_delete_pattern_locks('docs/')",
+    "lock over another's write lock": (
+        "SELECT * FROM lac_api_insert_lock('src/', 'zzz/', 'w', '{me}', NULL, NULL, 'i')"
+    ),
+    "lock on another's task": (
+        "SELECT * FROM lac_api_insert_lock('x', '', 'w', '{me}', {task}, NULL, 'i')"
+    ),
+    "batch lock over another's write lock": (
+        "SELECT * FROM lac_api_insert_locks("
+        "'[{{\"pattern\": \"x.py\", \"key\": \"x.py\", \"mode\": \"w\"}},"
+        " {{\"pattern\": \"src/\", \"key\": \"zzz/\", \"mode\": \"w\"}}]',"
+        " '{me}', NULL, 'i')"
+    ),
+    "batch lock on another's task": (
+        "SELECT * FROM lac_api_insert_locks("
+        "'[{{\"pattern\": \"x\", \"key\": \"\", \"mode\": \"w\"}}]', '{me}', {task}, 'i')"
+    ),
+    "batch lock in another's name": (
+        "SELECT * FROM lac_api_insert_locks("
+        "'[{{\"pattern\": \"y\", \"key\": \"\", \"mode\": \"w\"}}]', '{bob}', NULL, 'i')"
+    ),
+    "expire another's live claim": (
+        "SELECT * FROM lac_api_expire('open', {task}, '{bob}',"
+        " (SELECT heartbeat_at FROM lac_tasks WHERE id = {task}))"
+    ),
+    "free another's task locks": "SELECT * FROM lac_api_delete_task_locks({task})",
+    "drop another's task path": "SELECT * FROM lac_api_delete_task_path({task}, 'src/a.py')",
+    "turn team mode off by the API": "SELECT lac_api_set_setting('team_mode', 'off')",
+    "set the board's stale-after": "SELECT lac_api_set_setting('stale_after', '1')",
+    "take over another's claim": "SELECT * FROM lac_api_take_over({task}, '{bob}', 'i')",
+    "cancel another's claim": "SELECT * FROM lac_api_cancel({task}, '{bob}', '')",
+}
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS), ids=list(ATTACKS))
+def test_an_agent_role_cannot_change_another_agents_work(
+    crew: Team, scene: dict[str, Any], attack: str
+) -> None:
+    before = snapshot(crew)
+    sql = ATTACKS[attack].format(me=scene["alice"], bob=scene["bob"], task=scene["task"])
+    with raw(crew, scene["alice"]) as conn, pytest.raises(psycopg.Error) as caught:
+        conn.execute(sql).fetchall()
+    # insufficient_privilege, or the lock-grant function's conflict: never a
+    # typo's error (an undefined table or function would pass for a refusal)
+    expected = "LAC01" if "lock over another's write lock" in attack else "42501"
+    assert caught.value.sqlstate == expected, caught.value
+    assert snapshot(crew) == before, f"{attack} changed the board"
+
+
+def test_a_hostile_search_path_does_not_reach_the_write_functions(
+    crew: Team, scene: dict[str, Any]
+) -> None:
+    """A temporary table named like a board table, first on the path: the
+    functions' pinned search_path (board, then pg_temp) never sees it."""
+    before = snapshot(crew)
+    with raw(crew, scene["alice"]) as conn:
+        conn.execute("CREATE TEMP TABLE lac_settings (name text, value text)")
+        conn.execute("INSERT INTO lac_settings VALUES ('team_mode', 'off')")
+        conn.execute(f'SET search_path = pg_temp, "{crew.board}"')
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute(f"SELECT * FROM lac_api_release({scene['task']}, '{scene['bob']}')")
+    assert snapshot(crew) == before
+
+
+def test_capabilities_given_through_the_api_are_ignored(crew: Team, scene: dict[str, Any]) -> None:
+    with raw(crew, scene["alice"]) as conn:
+        conn.execute(f"SELECT lac_api_upsert_agent('{scene['alice']}', '[\"gpu\"]'::jsonb)")
+    row = crew.admin_store.conn.execute(
+        "SELECT capabilities FROM lac_agents WHERE name = %s", (scene["alice"],)
+    ).fetchone()
+    assert row is not None and row["capabilities"] == []
+
+
+def test_an_instance_of_another_agent_is_not_taken_over(crew: Team, scene: dict[str, Any]) -> None:
+    with raw(crew, scene["bob"]) as conn:
+        conn.execute(f"SELECT lac_api_upsert_instance('bobs-place', '{scene['bob']}', 'h', '/p')")
+    with raw(crew, scene["alice"]) as conn:
+        conn.execute(f"SELECT lac_api_upsert_instance('bobs-place', '{scene['alice']}', 'x', '/x')")
+    row = crew.admin_store.conn.execute(
+        "SELECT agent, host FROM lac_instances WHERE id = 'bobs-place'"
+    ).fetchone()
+    assert row == {"agent": scene["bob"], "host": "h"}
+
+
+def test_the_write_functions_are_definer_functions_owned_by_no_superuser(crew: Team) -> None:
+    rows = crew.admin_store.conn.execute(
+        "SELECT p.proname, p.prosecdef, p.proconfig, r.rolname, r.rolsuper, r.rolcanlogin"
+        " FROM pg_proc p JOIN pg_roles r ON r.oid = p.proowner"
+        " WHERE p.pronamespace = current_schema()::regnamespace AND p.proname LIKE 'lac_api_%'"
+    ).fetchall()
+    assert len(rows) > 25
+    names = team.role_names(crew.board)
+    for row in rows:
+        assert row["prosecdef"], row
+        assert row["proconfig"] == [f"search_path={crew.board}, pg_temp"], row
+        assert row["rolname"] == names["owner"] and not row["rolsuper"] and not row["rolcanlogin"]
+    forced = crew.admin_store.conn.execute(
+        "SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace"
+        " AND relkind = 'r' AND NOT (relrowsecurity AND relforcerowsecurity)"
+    ).fetchall()
+    assert forced == []
+
+
+def test_the_board_works_for_agents_in_team_mode(crew: Team, repo: Path) -> None:
+    alice, bob = crew.add("alice", caps=["py"]), crew.add("bob")
+    a, b = crew.open(alice, repo), crew.open(bob, repo)
+    assert a.identity.capabilities == ("py",)
+    t1 = a.add_task("needs py", needs=["py"], writes=["src/"])
+    t2 = a.add_task("plain")
+    with pytest.raises(Refused) as refused:
+        b.claim(t1.id)
+    assert refused.value.reason == "missing_capability"
+    claim = a.claim(t1.id)
+    assert [lk.pattern for lk in claim.locks] == ["src/"]
+    with pytest.raises(Refused) as held:
+        b.lock(["src/x.py"])
+    assert held.value.reason == "path_locked"
+    assert b.claim_next().task.id == t2.id
+    b.heartbeat([t2.id])
+    b.done(t2.id)
+    a.done(t1.id)
+    assert [e.agent for e in a.log(t1.id)] == [alice, alice, alice, alice]
+    a.store.close()
+    b.store.close()
+
+
+def test_the_keeper_expires_a_stale_claim_and_a_plain_agent_does_not(crew: Team) -> None:
+    alice, bob, keeper = crew.add("alice"), crew.add("bob"), crew.add("keeper", kind="keeper")
+    b = crew.open(bob)
+    task = b.add_task("will go silent", writes=["src/a.py"])
+    b.claim(task.id, stale_after=60)
+    backdate_claim(crew.admin_store, task.id, 3600)
+    a = crew.open(alice)
+    assert a.sweep() == []  # a plain agent sweeps only its own
+    assert a.show(task.id).owner == bob
+    with pytest.raises(NotPermitted):
+        beat = a.show(task.id).heartbeat_at
+        a.store.one("expire", state="open", task_id=task.id, owner=bob, heartbeat_at=beat)
+    k = crew.open(keeper)
+    beat = k.show(task.id).heartbeat_at
+    with pytest.raises(NotPermitted):  # a keeper returns a claim to the board, nothing else
+        k.store.one("expire", state="done", task_id=task.id, owner=bob, heartbeat_at=beat)
+    assert k.show(task.id).owner == bob
+    expired = k.sweep()
+    assert [f["task"] for f in expired] == [task.id]
+    assert k.show(task.id).state == "open" and k.locks() == []
+    event = k.log(task.id)[-1]
+    assert (event.kind, event.agent, event.detail["previous_owner"]) == ("expired", keeper, bob)
+
+
+def test_the_keeper_cannot_expire_a_live_claim(crew: Team) -> None:
+    bob, keeper = crew.add("bob"), crew.add("keeper", kind="keeper")
+    b = crew.open(bob)
+    task = b.add_task("alive")
+    b.claim(task.id, stale_after=3600)
+    k = crew.open(keeper)
+    beat = k.show(task.id).heartbeat_at
+    assert (
+        k.store.one("expire", state="open", task_id=task.id, owner=bob, heartbeat_at=beat) is None
+    )
+    assert k.show(task.id).owner == bob
+
+
+def test_force_release_is_for_an_admin_only(crew: Team) -> None:
+    bob, keeper, boss = (
+        crew.add("bob"),
+        crew.add("keeper", kind="keeper"),
+        crew.add("boss", kind="admin"),
+    )
+    b = crew.open(bob)
+    task = b.add_task("held", writes=["src/"])
+    b.claim(task.id)
+    b.lock(["docs/"])
+    for role in (crew.add("alice"), keeper):
+        other = crew.open(role)
+        with pytest.raises(NotPermitted):
+            other.release(task.id, force=True, reason="mine now")
+        with pytest.raises(NotPermitted):
+            other.force_unlock(["docs/"], reason="mine now")
+    admin = crew.open(boss)
+    released = admin.release(task.id, force=True, reason="bob is away")
+    assert released.state == "open"
+    event = admin.log(task.id)[-1]
+    assert (event.kind, event.agent, event.detail["previous_owner"]) == (
+        "force_released",
+        boss,
+        bob,
+    )
+    assert [lk.agent for lk in admin.force_unlock(["docs/"], reason="bob is away")] == [bob]
+
+
+def test_a_forged_index_key_does_not_hide_a_lock(crew: Team) -> None:
+    """The lock-grant function compares patterns, not the caller's key."""
+    alice, bob = crew.add("alice"), crew.add("bob")
+    with raw(crew, bob) as conn:
+        conn.execute(
+            "SELECT * FROM lac_api_insert_lock('src/a.py', 'elsewhere/', 'w',"
+            f" '{bob}', NULL, NULL, '')"
+        )
+    a = crew.open(alice)
+    stored = crew.admin_store.conn.execute("SELECT agent, key FROM lac_locks").fetchall()
+    assert stored == [{"agent": bob, "key": "src/"}]  # computed in the database, not taken
+    with pytest.raises(Refused) as refused:
+        a.lock(["src/"], mode=LockMode.READ)
+    assert refused.value.reason == "path_locked"
+    assert refused.value.facts["holder"] == bob
+    # The database's own check, met by a caller that skipped the board's:
+    with pytest.raises(Refused) as in_db:
+        a.store.one(
+            "insert_lock",
+            pattern="src/**",
+            key="",
+            mode="r",
+            agent=alice,
+            task_id=None,
+            base_blob=None,
+            instance="",
+        )
+    assert in_db.value.to_json() == {
+        "reason": "path_locked",
+        "path": "src/**",
+        "wanted": "read",
+        "holder": bob,
+        "task": None,
+        "pattern": "src/a.py",
+        "mode": "write",
+        "conflicts": [
+            {
+                "path": "src/**",
+                "wanted": "read",
+                "holder": bob,
+                "task": None,
+                "pattern": "src/a.py",
+                "mode": "write",
+                "heartbeat_at": None,
+            }
+        ],
+    }
+    assert [lk.agent for lk in a.locks()] == [bob]
+
+
+def test_team_admin_needs_a_role_that_may_create_roles(crew: Team) -> None:
+    alice = crew.add("alice")
+    with pytest.raises(CannotWorkHere, match="may create roles"):
+        team.add(crew.store(alice), crew.name("mallory"))
+
+
+def test_enable_is_idempotent_and_covers_new_tables(crew: Team) -> None:
+    conn = crew.admin_store.conn
+    conn.execute("CREATE TABLE lac_later (x int)")  # as a later migration would
+    again = team.enable(crew.admin_store)
+    assert again["created"] == []
+    row = conn.execute(
+        "SELECT relrowsecurity AND relforcerowsecurity AS on FROM pg_class"
+        " WHERE oid = 'lac_later'::regclass"
+    ).fetchone()
+    assert row == {"on": True}
+
+
+def test_remove_releases_claims_frees_locks_and_drops_the_role(crew: Team) -> None:
+    bob = crew.add("bob")
+    b = crew.open(bob)
+    task = b.add_task("bob's", writes=["src/"])
+    b.claim(task.id)
+    b.lock(["docs/"])
+    b.store.close()
+    gone = team.remove(crew.admin_store, bob)
+    assert gone == {"role": bob, "released": [task.id], "locks": ["docs/", "src/"], "dropped": True}
+    conn = crew.admin_store.conn
+    assert conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (bob,)).fetchone() is None
+    assert conn.execute("SELECT count(*) AS n FROM lac_locks").fetchone() == {"n": 0}
+    event = conn.execute("SELECT kind, detail FROM lac_events ORDER BY id DESC LIMIT 1").fetchone()
+    assert event is not None and event["kind"] == "team_removed"
+    assert event["detail"]["released"] == [task.id]
+
+
+def test_role_names_stay_within_63_bytes() -> None:
+    short = team.role_names("proj")
+    assert short["agent"] == "lac_proj_agent" and short["keeper"] == "lac_proj_keeper"
+    long = team.role_names("p" * 63)
+    assert all(len(n) <= 63 for n in long.values())
+    assert long == team.role_names("p" * 63)  # stable
+    assert long["agent"] != team.role_names("q" * 63)["agent"]
+
+
+def test_odd_role_names_are_refused(crew: Team) -> None:
+    from git_lacunari.errors import InvalidInput
+
+    for bad in ("", "a b", "-x", "pg_evil", "x" * 64, 'a"b', team.role_names(crew.board)["admin"]):
+        with pytest.raises(InvalidInput):
+            team.add(crew.admin_store, bad)
+
+
+# --- the command line ------------------------------------------------------------
+
+
+def _init(repo: Path, url: str) -> None:
+    result = lac_inprocess(repo, "init", "--url", url)
+    assert result.code == 0, result.err
+
+
+def test_cli_as_someone_else_is_refused(crew: Team, repo: Path) -> None:
+    alice = crew.add("alice")
+    _init(repo, crew.url_of(alice))
+    assert lac_inprocess(repo, "task", "add", "t").code == 0
+    before = snapshot(crew)
+    for args, env in (
+        (["--as", "bob", "claim", "1"], {}),
+        (["claim", "1"], {"LAC_AGENT": "bob"}),
+    ):
+        result = lac_inprocess(repo, "--json", *args, env=env)
+        assert result.code == 2, result
+        assert json.loads(result.out)["error"]["message"].startswith("team mode:")
+        assert len(result.err.strip().splitlines()) == 1
+    assert snapshot(crew) == before
+    who = lac_inprocess(repo, "--json", "whoami", env={"LAC_CAPS": "gpu"})
+    assert who.code == 0, who.err
+    assert (who.json["agent"], who.json["capabilities"]) == (alice, [])
+    assert "team mode" in who.json["source"]
+    same = lac_inprocess(repo, "--as", alice, "claim", "1")
+    assert same.code == 0, same.err
+
+
+def test_cli_team_commands(crew: Team, repo: Path) -> None:
+    _init(repo, crew.url)
+    made = lac_inprocess(repo, "--json", "team", "add", crew.name("carol"), "--caps", "py,gpu")
+    assert made.code == 0, made.err
+    crew.roles.append(crew.name("carol"))
+    assert made.json["password"] and made.json["capabilities"] == ["gpu", "py"]
+    config = (repo / ".git" / "config").read_text()
+    assert made.json["password"] not in config
+    listed = lac_inprocess(repo, "--json", "team", "list")
+    assert [(m["role"], m["kinds"]) for m in listed.json["members"]] == [
+        (crew.name("carol"), ["agent"])
+    ]
+    plain = lac_inprocess(
+        repo, "--json", "team", "add", crew.name("kim"), "--keeper", "--no-password"
+    )
+    crew.roles.append(crew.name("kim"))
+    assert plain.code == 0 and plain.json["password"] is None
+    again = lac_inprocess(repo, "--json", "team", "enable")
+    assert again.code == 0, again.err
+    gone = lac_inprocess(repo, "--json", "team", "remove", crew.name("carol"))
+    assert gone.code == 0 and gone.json["dropped"] is True
+    assert lac_inprocess(repo, "team", "remove", "no_such_role_x").code == 2
+
+
+def test_cli_a_plain_agent_cannot_force_release(crew: Team, repo: Path) -> None:
+    alice, bob = crew.add("alice"), crew.add("bob")
+    b = crew.open(bob)
+    task = b.add_task("bob's")
+    b.claim(task.id)
+    _init(repo, crew.url_of(alice))
+    result = lac_inprocess(repo, "--json", "release", str(task.id), "--force", "--reason", "x")
+    assert result.code == 1, result
+    assert result.json["refused"]["reason"] == "not_permitted"
+    assert b.show(task.id).owner == bob
+
+
+def test_an_agent_joins_a_team_board_with_init_board(crew: Team, repo: Path) -> None:
+    """An agent may not create schemas: its init on the existing board creates none."""
+    alice = crew.add("alice")
+    url = crew.url_of(alice).split("?", 1)[0]  # no search_path of its own: --board chooses
+    result = lac_inprocess(repo, "--json", "init", "--url", url, "--board", crew.board)
+    assert result.code == 0, result.err
+    assert result.json["board"] == crew.board
+    who = lac_inprocess(repo, "--json", "whoami")
+    assert who.json["agent"] == alice
+    other = lac_inprocess(repo, "init", "--url", url, "--board", "lac_not_there")
+    assert other.code == 1 and "permission denied" in other.err
+
+
+def test_a_superuser_cannot_join_a_team_and_an_existing_role_keeps_its_password(
+    crew: Team,
+) -> None:
+    from git_lacunari.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="superuser"):
+        team.add(crew.admin_store, "postgres")
+    role = crew.add("carol")
+    again = team.add(crew.admin_store, role, caps=("gpu",), kind="keeper")
+    assert (again["created"], again["password"], again["capabilities"]) == (False, None, ["gpu"])
+    kinds = {m["role"]: m["kinds"] for m in team.members(crew.admin_store)}
+    assert kinds[role] == ["agent", "keeper"]

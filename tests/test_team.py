@@ -95,17 +95,17 @@ ATTACKS = {
     ),
     "batch lock over another's write lock": (
         "SELECT * FROM lac_api_insert_locks("
-        "'[{{\"pattern\": \"x.py\", \"key\": \"x.py\", \"mode\": \"w\"}},"
-        " {{\"pattern\": \"src/\", \"key\": \"zzz/\", \"mode\": \"w\"}}]',"
+        '\'[{{"pattern": "x.py", "key": "x.py", "mode": "w"}},'
+        ' {{"pattern": "src/", "key": "zzz/", "mode": "w"}}]\','
         " '{me}', NULL, 'i')"
     ),
     "batch lock on another's task": (
         "SELECT * FROM lac_api_insert_locks("
-        "'[{{\"pattern\": \"x\", \"key\": \"\", \"mode\": \"w\"}}]', '{me}', {task}, 'i')"
+        '\'[{{"pattern": "x", "key": "", "mode": "w"}}]\', \'{me}\', {task}, \'i\')'
     ),
     "batch lock in another's name": (
         "SELECT * FROM lac_api_insert_locks("
-        "'[{{\"pattern\": \"y\", \"key\": \"\", \"mode\": \"w\"}}]', '{bob}', NULL, 'i')"
+        '\'[{{"pattern": "y", "key": "", "mode": "w"}}]\', \'{bob}\', NULL, \'i\')'
     ),
     "expire another's live claim": (
         "SELECT * FROM lac_api_expire('open', {task}, '{bob}',"

@@ -80,3 +80,23 @@ SELECT n.nspname AS board
 
 -- name: current_board
 SELECT current_schema() AS board
+
+-- --- the live page's change feed (0006, `git lac serve`) ----------------------
+
+-- name: change_channel
+-- The one spelling of the channel every write to this board notifies (0006's
+-- statement-level triggers call the same function with the table's schema).
+lac_change_channel(current_schema())
+
+-- name: listen_changes
+DO $$ BEGIN EXECUTE format('LISTEN %I', {{change_channel}}); END $$
+
+-- name: change_counter
+-- SQLite only (PRAGMA data_version); PostgreSQL pages LISTEN instead.
+SELECT 0 AS data_version
+
+-- name: begin_snapshot
+-- One instant across every statement of the page's snapshot (READ COMMITTED
+-- would let each statement see a later board); read-only, so it never fails
+-- on serialization.
+BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY

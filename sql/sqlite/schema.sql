@@ -94,3 +94,6 @@ CREATE TABLE lac_settings (
     name  TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+
+-- 0006: the live page's change feed needs nothing here: its watcher reads
+-- PRAGMA data_version (git lac serve).

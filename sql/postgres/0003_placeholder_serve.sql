@@ -1,0 +1,2 @@
+-- 0003: a PLACEHOLDER added on branch serve only, so that 0006 has no gap before it
+-- (coord.md). The coordinator deletes this file when the real 0003 lands.

@@ -1140,9 +1140,9 @@ def serve(
         from .errors import CannotWorkHere
         from .web import EXTRA_HINT
 
+        missing = (exc.name or "starlette").split(".")[0]
         raise CannotWorkHere(
-            f"git lac serve needs the web extra ({exc.name or 'starlette'} is missing): "
-            f"{EXTRA_HINT}"
+            f"git lac serve needs the web extra ({missing} is missing): {EXTRA_HINT}"
         ) from None
 
     served = run_server(
@@ -1157,6 +1157,7 @@ def serve(
     return Result(
         {"url": served.url, "actions": served.actions, "role": served.role},
         "",
+        stopped_by=served.stopped_by,
     )
 
 

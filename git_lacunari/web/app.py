@@ -20,12 +20,10 @@ Board text is shown by the page with ``textContent`` only (static/app.js).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import hmac
 import json
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +163,7 @@ def create_app(
         )
 
     async def snapshot(request: Request) -> Response:
-        latest = feed.latest
+        latest = await feed.first(timeout=10.0)
         if latest is None:
             return JSONResponse({"ok": False, "trouble": feed.trouble or "starting"}, 503)
         return Response(latest.data, media_type="application/json")
@@ -236,20 +234,13 @@ def create_app(
         except LacError as exc:
             return JSONResponse(edge.payload(exc), _status_of(exc))
 
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        feed.start(asyncio.get_running_loop())
-        try:
-            yield
-        finally:
-            await run_in_threadpool(feed.stop)
-
     middleware = [Middleware(TokenGate, token=token)]
     if loopback_only:
         middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=LOOPBACK_HOSTS))
     return Starlette(
         routes=[
             Route("/", index),
+            Route("/favicon.ico", lambda request: Response(status_code=204)),
             Route("/api/snapshot", snapshot),
             Route("/api/events", events),
             Route("/api/task/{task_id}", task_detail),
@@ -257,5 +248,4 @@ def create_app(
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=middleware,
-        lifespan=lifespan,
     )

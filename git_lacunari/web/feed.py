@@ -163,6 +163,17 @@ class Feed:
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(wake)
 
+    async def first(self, timeout: float) -> Published | None:
+        """The newest snapshot, waiting up to ``timeout`` for the first one."""
+        deadline = time.monotonic() + timeout
+        while self.latest is None and not self._closing.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0 or self._changed is None:
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), left)
+        return self.latest
+
     # --- the pages' streams --------------------------------------------------------
 
     async def stream(self) -> AsyncIterator[bytes]:

@@ -8,10 +8,14 @@ watcher's board is opened here too: no board is exit 3 before anything listens.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import ipaddress
 import secrets
+import signal
 import socket
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import FrameType
 
@@ -22,6 +26,8 @@ from .app import create_app
 from .feed import Feed
 
 MIN_TOKEN = 16
+STOP_GRACE_S = 5.0  # after a stop signal, the longest the stop may take
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,7 @@ class Serving:
     actions: bool
     token_generated: bool
     role: str | None
+    stopped_by: signal.Signals | None = None  # SIGTERM: exit 143
 
 
 def is_loopback(host: str) -> bool:
@@ -168,18 +175,65 @@ def serve(
         app,
         log_level="warning",
         access_log=False,
-        lifespan="on",
+        lifespan="off",  # the feed starts and stops with the server (Server below)
         timeout_graceful_shutdown=1,
         server_header=False,
     )
 
+    stopped_by: list[int] = []
+
+    def give_up(sig: int) -> None:
+        # Never a hang: a stop that has not finished by now (a connection or a
+        # board call that would not end) ends the process, saying so.
+        import os
+        import sys
+
+        name = signal.Signals(sig).name
+        sys.stderr.write(f"git lac: stopped by {name} (forced after {STOP_GRACE_S:g}s)\n")
+        sys.stderr.flush()
+        os._exit(128 + sig)
+
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            if stopped_by:
+                # One stop: `git lac` is run by git, which passes a Ctrl-C on to us
+                # as well, and uvicorn would take that for a second Ctrl-C and skip
+                # the orderly shutdown. The stop is bounded anyway (give_up).
+                return
+            backstop = threading.Timer(STOP_GRACE_S, give_up, args=(sig,))
+            backstop.daemon = True
+            backstop.start()
             feed.close_streams()  # the pages' streams end first, so the stop is prompt
+            stopped_by.append(sig)
             super().handle_exit(sig, frame)
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            feed.start(asyncio.get_running_loop())
+            await super().startup(sockets)
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            feed.close_streams()
+            await super().shutdown(sockets)
+            await asyncio.get_running_loop().run_in_executor(None, feed.stop)
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            # uvicorn's own raises the signal again once stopped, inside its event
+            # loop (a traceback on the way out): here the edge reports it instead,
+            # and an echo arriving after the stop is ignored, as we are leaving.
+            for sig in STOP_SIGNALS:
+                signal.signal(sig, self.handle_exit)
+            try:
+                yield
+            finally:
+                for sig in STOP_SIGNALS:
+                    signal.signal(sig, signal.SIG_IGN)
 
     try:
         Server(config).run(sockets=[sock])
     finally:
         sock.close()
-    return Serving(url, host, bound_port, allow_actions, generated, role)
+    if stopped_by and stopped_by[0] == signal.SIGINT:
+        raise KeyboardInterrupt  # Ctrl-C: `git lac: interrupted`, exit 130, like every command
+    stop = signal.Signals(stopped_by[0]) if stopped_by else None
+    return Serving(url, host, bound_port, allow_actions, generated, role, stop)

@@ -196,13 +196,15 @@ function lockTree() {
       node = node.children.get(part);
     }
     node.locks.push(lock);
+    if (lock.pattern.endsWith("/")) node.dir = true;
   }
   function draw(node) {
     const names = [...node.children.keys()].sort();
     return el("ul", { class: node === root ? "tree" : null }, names.map((name) => {
       const child = node.children.get(name);
       return el("li", { dataset: { node: name } },
-        el("span", { class: child.children.size ? "dir" : "file" }, name, child.children.size ? "/" : ""),
+        el("span", { class: child.children.size || child.dir ? "dir" : "file" },
+          name, child.children.size || child.dir ? "/" : ""),
         child.locks.map((lock) => el("div", { class: "held", dataset: { lock: lock.pattern } },
           el("span", { class: "mode-" + lock.mode }, lock.mode), " ", lock.pattern, " · ",
           lock.agent, lock.task === null ? " (no task)" : ` #${lock.task}`, " · since ",
@@ -331,7 +333,7 @@ function renderActions(task) {
   const verbs = [];
   if (task.state === "claimed") verbs.push("release", "force-release");
   if (["done", "cancelled", "parked"].includes(task.state)) verbs.push("reopen");
-  if (["open", "parked", "claimed"].includes(task.state)) verbs.push("cancel");
+  if (["open", "parked"].includes(task.state)) verbs.push("cancel");
   const reason = el("input", { id: "action-reason", maxlength: "1000", placeholder: "reason (for the history)" });
   const result = el("div", { id: "action-result" });
   box.replaceChildren(reason, ...verbs.map((verb) =>

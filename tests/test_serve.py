@@ -34,10 +34,14 @@ from .conftest import REPO_ROOT, Result, backdate_claim, lac_inprocess, lac_proc
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOT = REPO_ROOT / "docs" / "serve.png"
 LIVE_WITHIN_S = 1.0
+# Read at import, before the seal drops every LAC_ variable from the tests' environment.
+UPDATE_SCREENSHOT = os.environ.get("LAC_UPDATE_SCREENSHOT") == "1"
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 if not CHROMIUM.exists():  # pragma: no cover - .ci/run installs it
+    if os.environ.get("LAC_REQUIRE_BROWSER") == "1":  # CI: a skip would hide it
+        raise RuntimeError(f"no {CHROMIUM}: apt-get install -y chromium")
     pytest.skip(f"no {CHROMIUM}: apt-get install -y chromium", allow_module_level=True)
 
 
@@ -325,7 +329,7 @@ def test_page_is_live_and_read_only(
         # The page never polled: one stream, and the timeline read once per change.
         assert served.snapshot()["version"] >= 4
 
-        if backend == "sqlite" and os.environ.get("LAC_UPDATE_SCREENSHOT") == "1":
+        if backend == "sqlite" and UPDATE_SCREENSHOT:
             make_screenshot(page, repo)
 
 

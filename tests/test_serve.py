@@ -635,3 +635,31 @@ def test_team_mode_reads_as_the_reader_role(
         with psycopg.connect(pg_server, autocommit=True) as conn:
             conn.execute(f'DROP OWNED BY "{role}"')
             conn.execute(f'DROP ROLE IF EXISTS "{role}"')
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_hostile_requests_get_one_line_answers(board: Callable[..., Result], repo: Path) -> None:
+    with serving(repo, "--allow-actions") as served:
+        for bad in ("0", "-1", "99999999999999999999999", "1;drop", "%00"):
+            code, raw, _ = served.get(f"/api/task/{bad}")
+            assert code == 400 and json.loads(raw)["ok"] is False, (bad, code, raw)
+        code, raw, _ = served.get("/api/task/99")
+        assert code == 409 and json.loads(raw)["refused"]["reason"] == "not_found"
+        for path in ("/static/../../../../etc/passwd", "/static/%2e%2e/%2e%2e/etc/passwd"):
+            code, raw, _ = served.get(path)
+            assert code == 404 and b"root:" not in raw, path
+        code, page, _ = served.get("/")
+        csrf = page.split(b'name="lac-csrf" content="')[1].split(b'"')[0].decode()
+        good = {"Content-Type": "application/json", "X-Lac-Csrf": csrf}
+        for body in (
+            {"task": 1, "person": "x" * 20_000},  # too large a request
+            [1, 2],  # not an object
+            {"task": 1, "person": "two\nlines"},
+            {"task": 1, "person": "x", "reason": "r" * 2000},
+            {"task": 1, "person": "x", "reason": "nul\x00"},
+            {"task": 2**70, "person": "x"},
+        ):
+            code, raw, _ = served.post("/api/action/cancel", body, headers=good)
+            assert code == 400, (body, code, raw)
+            assert json.loads(raw)["error"]["kind"] == "invalid_input"
+        assert lac_inprocess(repo, "show", "1", "--json").json["task"]["state"] == "open"

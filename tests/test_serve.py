@@ -663,3 +663,16 @@ def test_hostile_requests_get_one_line_answers(board: Callable[..., Result], rep
             assert code == 400, (body, code, raw)
             assert json.loads(raw)["error"]["kind"] == "invalid_input"
         assert lac_inprocess(repo, "show", "1", "--json").json["task"]["state"] == "open"
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_json_when_stopped_by_sigterm(board: Callable[..., Result], repo: Path) -> None:
+    """--json: one object on stdout when the server stops; SIGTERM is exit 143."""
+    served = start_server(repo, "--json")
+    os.kill(served.proc.pid, signal.SIGTERM)  # git passes it on to git-lac
+    out, err = served.proc.communicate(timeout=15)
+    assert served.proc.returncode in (143, -signal.SIGTERM), (served.proc.returncode, err)
+    body = json.loads(out)
+    assert body["ok"] is False and body["stopped_by"] == "SIGTERM"
+    assert body["url"] == served.url and body["actions"] is False and body["role"] is None
+    assert "stopped by SIGTERM" in err and "Traceback" not in err

@@ -165,6 +165,9 @@ class Board:
         self.prefix = prefix
         self.ignorecase = ignorecase
         self.blob_ids = blob_ids
+        # Merged into every event this Board records: who acted, where the
+        # agent is a service (`git lac serve` records the person on its page).
+        self.audit: dict[str, Any] = {}
         self._agent_recorded = False
         self._last_sweep = float("-inf")
 
@@ -194,7 +197,7 @@ class Board:
             task_id=task_id,
             agent=self.agent,
             kind=kind,
-            detail=json.dumps(detail, sort_keys=True),
+            detail=json.dumps({**self.audit, **detail}, sort_keys=True),
         )
 
     def _ensure_agent(self) -> None:

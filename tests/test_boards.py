@@ -111,3 +111,19 @@ def test_a_repository_with_no_commit_must_name_its_board(pg_server: str, tmp_pat
     git(empty, "init", "-q")
     result = lac_inprocess(empty, "init", "--url", pg_server)
     assert result.code == 2 and "--board NAME" in result.err
+
+
+def test_a_board_of_the_longest_name_wakes_its_waiters(
+    pg_server: str, tmp_path: Path, made: list[str]
+) -> None:
+    """63 characters, as long as a schema name may be: 'lac_work_' and the name
+    pass the 63 bytes of a NOTIFY channel, so the channel is spelled by md5."""
+    name = ("b" + uuid.uuid4().hex + "x" * 63)[:63]
+    where = project(tmp_path / "long")
+    assert init(where, pg_server, made, "--board", name) == name
+    added = lac_inprocess(where, "task", "add", "a task on a long board", "--json")
+    assert added.code == 0, added.err
+    # `claim --next --wait` LISTENs on the same spelling and takes the task.
+    claimed = lac_inprocess(where, "claim", "--next", "--wait", "5s", "--json")
+    assert claimed.code == 0, claimed.err
+    assert claimed.json["task"]["id"] == added.json["task"]["id"]

@@ -514,10 +514,12 @@ def test_every_command_json_matches_its_documented_shape(
         seen.reasons.add("not_permitted")
 
     assert not seen.failures, "\n".join(seen.failures)
+    # `serve` runs until it is stopped, so it never answers 0 here: its --json
+    # (stopped by SIGTERM) is checked on a real process in tests/test_serve.py.
     every_command = {
         " ".join(path)
         for path in walk(cli)
-        if path not in (["task"], ["guard"], ["hooks"], ["team"])
+        if path not in (["task"], ["guard"], ["hooks"], ["team"], ["serve"])
     }
     assert every_command - seen.commands == set(), "commands without a checked --json success"
     assert set(REFUSALS) - seen.reasons == set(), "refusal reasons never produced"

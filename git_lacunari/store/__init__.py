@@ -33,6 +33,9 @@ class Store(Protocol):
     def read(self) -> AbstractContextManager[None]:
         """A consistent read-only snapshot."""
 
+    def snapshot(self) -> AbstractContextManager[None]:
+        """A read-only transaction that sees one instant across its statements."""
+
     def all(self, query: str, /, **params: Any) -> list[Row]: ...
 
     def one(self, query: str, /, **params: Any) -> Row | None: ...
@@ -56,6 +59,11 @@ class Store(Protocol):
 
     def wait_for_work(self, timeout: float) -> None:
         """Sleep up to ``timeout`` seconds, waking early when work may have appeared."""
+
+    def wait_for_change(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for a write to the board by anyone
+        (the live page's one watcher); True if there was one. The first call
+        starts watching and returns True: the caller reads the board then."""
 
     def migrate(self, create: bool) -> int:
         """Bring the schema to the latest version (creating it if ``create``)."""

@@ -104,9 +104,9 @@ class StoreBase:
             raise error from None
 
     @contextmanager
-    def _begin(self, write: bool) -> Iterator[None]:
+    def _begin(self, write: bool, begin: str | None = None) -> Iterator[None]:
         """The outermost transaction: commit on success, roll back on any error."""
-        self.run("begin_write" if write else "begin_read")
+        self.run(begin or ("begin_write" if write else "begin_read"))
         try:
             yield
         except BaseException:
@@ -126,7 +126,7 @@ class StoreBase:
             pass  # the connection is gone: so is its transaction; the first error tells
 
     @contextmanager
-    def _transaction(self, write: bool) -> Iterator[None]:
+    def _transaction(self, write: bool, begin: str | None = None) -> Iterator[None]:
         if self._depth:  # nested: part of the enclosing transaction
             self._depth += 1
             try:
@@ -136,7 +136,7 @@ class StoreBase:
             return
         self._depth = 1
         try:
-            with self._translated(), self._begin(write):
+            with self._translated(), self._begin(write, begin):
                 yield
         finally:
             self._depth = 0
@@ -146,6 +146,11 @@ class StoreBase:
 
     def read(self) -> AbstractContextManager[None]:
         return self._transaction(write=False)
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """A read-only transaction that sees one instant of the board across
+        all its statements (the live page's snapshot; ``begin_snapshot``)."""
+        return self._transaction(write=False, begin="begin_snapshot")
 
     # --- named queries --------------------------------------------------------
 

@@ -181,6 +181,7 @@ class PostgresStore(StoreBase):
         self.conn = connect(url, timeout, board)
         self.queries = pg_queries()
         self._listening = False
+        self._watching = False
 
     @property
     def where(self) -> str:
@@ -217,6 +218,23 @@ class PostgresStore(StoreBase):
         with self._translated():
             for _ in self.conn.notifies(timeout=timeout, stop_after=1):
                 break
+
+    def wait_for_change(self, timeout: float) -> bool:
+        """Listen on the board's change channel (0006's triggers notify it on
+        every write, from any client); every notice waiting is taken at once,
+        so a burst of writes is one wake-up."""
+        if not self._watching:
+            self.run("listen_changes")
+            self._watching = True
+            return True
+        woke = False
+        with self._translated():
+            for _ in self.conn.notifies(timeout=max(0.0, timeout), stop_after=1):
+                woke = True
+            if woke:  # the rest of a burst, without waiting
+                for _ in self.conn.notifies(timeout=0.0):
+                    pass
+        return woke
 
     def create_board(self) -> None:
         """Make this store's board (its schema) if it does not exist yet."""

@@ -19,6 +19,7 @@ from .base import DEFAULT_TIMEOUT_S, Cursor, StoreBase
 from .queries import load_queries
 
 POLL_INTERVAL_S = 0.5  # how often `claim --next --wait` looks again
+CHANGE_POLL_S = 0.1  # how often the live page's watcher reads PRAGMA data_version
 
 # Primary result codes (the low byte of sqlite_errorcode).
 SQLITE_BUSY, SQLITE_LOCKED = 5, 6
@@ -75,6 +76,7 @@ class SqliteStore(StoreBase):
         self.path = path
         self.url = f"sqlite://{path}"
         self.queries = load_queries("sqlite")
+        self._data_version: int | None = None  # wait_for_change's last reading
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -130,6 +132,21 @@ class SqliteStore(StoreBase):
 
     def wait_for_work(self, timeout: float) -> None:
         time.sleep(max(0.0, min(timeout, POLL_INTERVAL_S)))
+
+    def wait_for_change(self, timeout: float) -> bool:
+        """``PRAGMA data_version`` every CHANGE_POLL_S: it moves when another
+        connection commits, and reading it takes no lock."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        while True:
+            row = self.one("change_counter")
+            version = int(row["data_version"]) if row else 0
+            if version != self._data_version:
+                self._data_version = version
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(left, CHANGE_POLL_S))
 
     def close(self) -> None:
         self.conn.close()

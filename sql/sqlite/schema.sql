@@ -103,3 +103,6 @@ CREATE INDEX lac_tasks_state ON lac_tasks (state, id);
 -- 0004 (overlap): nothing on SQLite; see sql/sqlite/0004_overlap.sql.
 
 -- 0005 (team): nothing on SQLite; see sql/sqlite/0005_team.sql.
+
+-- 0006: the live page's change feed needs nothing here: its watcher reads
+-- PRAGMA data_version (git lac serve).

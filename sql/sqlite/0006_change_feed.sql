@@ -1,0 +1,3 @@
+-- 0006: the live page's change feed (`git lac serve`). Nothing changes in an
+-- embedded board: its one watcher reads `PRAGMA data_version`, which SQLite
+-- itself moves on every commit made by another connection.

@@ -294,8 +294,6 @@ SELECT * FROM lac_locks
 -- [{"pattern", "key", "mode", "base_blob"}].
 SELECT * FROM lac_api_insert_locks(:locks::jsonb, :agent, :task_id::bigint, :instance)
 
-UPDATE lac_locks SET instance = :instance WHERE task_id = :task_id AND agent = :agent
-
 -- --- the live page (`git lac serve`, issue 15): one snapshot, read at once ------
 
 -- name: page_tasks

@@ -53,8 +53,11 @@ SELECT pg_try_advisory_lock(hashtext(:name || ':' || current_schema())) AS got
 SELECT 1
 
 -- name: work_channel
--- The one spelling of the channel that wakes `claim --next --wait`.
-'lac_work_' || current_schema()
+-- The one spelling of the channel that wakes `claim --next --wait`; a board
+-- name too long for a channel (63 bytes) is spelled by its md5, as
+-- lac_change_channel does.
+CASE WHEN octet_length('lac_work_' || current_schema()) <= 63
+     THEN 'lac_work_' || current_schema() ELSE 'lac_work_' || md5(current_schema()) END
 
 -- name: listen_work
 DO $$ BEGIN EXECUTE format('LISTEN %I', {{work_channel}}); END $$
@@ -82,3 +85,23 @@ SELECT n.nspname AS board
 
 -- name: current_board
 SELECT current_schema() AS board
+
+-- --- the live page's change feed (0006, `git lac serve`) ----------------------
+
+-- name: change_channel
+-- The one spelling of the channel every write to this board notifies (0006's
+-- statement-level triggers call the same function with the table's schema).
+lac_change_channel(current_schema())
+
+-- name: listen_changes
+DO $$ BEGIN EXECUTE format('LISTEN %I', {{change_channel}}); END $$
+
+-- name: change_counter
+-- SQLite only (PRAGMA data_version); PostgreSQL pages LISTEN instead.
+SELECT 0 AS data_version
+
+-- name: begin_snapshot
+-- One instant across every statement of the page's snapshot (READ COMMITTED
+-- would let each statement see a later board); read-only, so it never fails
+-- on serialization.
+BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY

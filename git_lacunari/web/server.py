@@ -163,6 +163,12 @@ def serve(
         csrf=secrets.token_urlsafe(24),
         loopback_only=loopback,
     )
+    # A stop that arrives once the URL is out but before uvicorn's handlers are
+    # in (a supervisor that stops what it has just seen start) is held, then
+    # honoured as soon as they are: never a silent death without its --json.
+    early: list[int] = []
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, lambda sig, _frame: early.append(sig))
     mode = f"actions on, as {identity.name}" if allow_actions else "read-only"
     echo(f"git lac serve: {url} ({mode}; {watcher.store.dialect} board; Ctrl-C stops)")
     if generated:
@@ -223,6 +229,8 @@ def serve(
             # and an echo arriving after the stop is ignored, as we are leaving.
             for sig in STOP_SIGNALS:
                 signal.signal(sig, self.handle_exit)
+            if early:
+                self.handle_exit(early[0], None)
             try:
                 yield
             finally:

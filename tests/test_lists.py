@@ -186,7 +186,12 @@ def test_listing_queries_neither_scan_nor_sort_the_table(
 
 @pytest.mark.parametrize(
     "args",
-    [["tasks", "--as", ""], ["log", "--as", ""]],
+    [
+        ["tasks", "--as", ""],
+        ["log", "--as", ""],
+        ["tasks", "--lane", ""],
+        ["tasks", "--lane", "a b"],
+    ],
 )
 def test_bad_input_in_a_repository_without_a_board_makes_none(repo: Path, args: list[str]) -> None:
     """Exit 2 writes nothing: not even the board a first command would create."""

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import click
 
 from . import __version__, edge, render
-from .board import Claim, Page, validate_limit, validate_state
+from .board import Claim, Page, validate_lane, validate_limit, validate_state
 from .durations import format_duration, parse_duration
 from .edge import Result
 from .errors import BadUsage, InvalidInput, PathLocked, Refused
@@ -534,6 +534,8 @@ def tasks(
         raise InvalidInput("--state needs a state: " + ", ".join(STATES))
     for state in wanted:
         validate_state(state)
+    if lane is not None:
+        validate_lane(lane)
     validate_limit(limit)
     board = session.board()
     now = board.now()

@@ -90,10 +90,25 @@ def main() -> None:
 
         code = full_command_line(argv)
     else:
-        from .edge import run
+        from .edge import Result, run
+        from .errors import Refused
         from .guard import run_guard
         from .session import Session
 
         name, remote, url = hook
-        code = run(lambda: run_guard(Session(None), name, remote=remote, url=url), as_json=False)
+        # As on the command line: the sign of life after the check, and a
+        # board too busy (or too full) for it just misses one, so a commit is
+        # never refused unchecked for want of a heartbeat.
+        session = Session(None, defer_touch=True)
+
+        def guarded() -> Result:
+            try:
+                result = run_guard(session, name, remote=remote, url=url)
+            except Refused:
+                session.touch_deferred()
+                raise
+            session.touch_deferred()
+            return result
+
+        code = run(guarded, as_json=False)
     sys.exit(code)

@@ -256,6 +256,9 @@ class NotOwner(Refused):
         super().__init__(self.reason, said, task=task, holder=holder, path=path)
 
 
+NAMED_CONFLICTS = 3  # holdings a path_locked message names before "and N more"
+
+
 class PathLocked(Refused):
     """{holders}
 
@@ -273,7 +276,10 @@ class PathLocked(Refused):
     ) -> None:
         if not conflicts:
             raise ValueError("a path_locked refusal needs at least one conflict")
-        holders = "; ".join(dict.fromkeys(c.message for c in conflicts))
+        named = list(dict.fromkeys(c.message for c in conflicts))
+        holders = "; ".join(named[:NAMED_CONFLICTS])
+        if len(named) > NAMED_CONFLICTS:  # one line, not one holding a line (--json has all)
+            holders += f"; and {len(named) - NAMED_CONFLICTS:,} more"
         every = [c.to_json() for c in conflicts]
         first = {k: every[0][k] for k in ("path", "wanted", "holder", "task", "pattern", "mode")}
         super().__init__(self.reason, self._says(advice, holders=holders), **first, conflicts=every)

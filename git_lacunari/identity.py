@@ -76,10 +76,9 @@ def resolve(repo: Repo, as_name: str | None = None) -> Identity:
         caps_source = "git config lac.capabilities"
     else:
         caps, caps_source = (), "none set"
+    name = validate_name(name)  # before the instance file is made: exit 2 writes nothing
     inst = instance_of(repo)
-    return Identity(
-        validate_name(name), source, caps, caps_source, inst.id, inst.where, inst.source
-    )
+    return Identity(name, source, caps, caps_source, inst.id, inst.where, inst.source)
 
 
 # --- instances: where an agent runs -------------------------------------------------

@@ -84,6 +84,7 @@ class Session:
         from .store import open_store
 
         repo = self.repo
+        identity = self.identity  # an invalid name is exit 2 before a board is made
         store = open_store(
             url or repo.get("lac.url"),
             repo.common_dir,

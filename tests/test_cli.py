@@ -281,3 +281,18 @@ def test_ages_come_from_the_boards_clock_not_this_machines(
     assert fresh.search(shown.out) and "1d" not in shown.out, shown.out  # created, locked since
     guard = lac("guard", "pre-commit", "--as", "erin")
     assert guard.code == 1 and fresh.search(guard.err), guard.err
+
+
+def test_a_refusal_over_many_held_paths_names_a_few_and_counts_the_rest(lac: Lac) -> None:
+    """A claim of thousands of paths refused by one `lock dir/` was one line
+    naming every holding (a megabyte); it names the first few and how many
+    more there are, and --json still lists every conflict."""
+    held = [f"deep/f{i}.txt" for i in range(10)]
+    assert lac("lock", *held, "--as", "dana").code == 0
+    refused = lac("lock", "deep/", "--as", "erin")
+    assert refused.code == 1, refused
+    lines = refused.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("refused: dana holds deep/f0.txt"), lines
+    assert lines[0].count("dana holds") == 3 and "and 7 more" in lines[0], lines[0]
+    as_json = json.loads(lac("lock", "deep/", "--as", "erin", "--json").out)
+    assert len(as_json["refused"]["conflicts"]) == 10, as_json

@@ -81,6 +81,9 @@ def sql(board: Path, statement: str) -> None:
 def sqlite_trouble(kind: str, board: Path) -> Iterator[None]:
     if kind == "busy":
         holder = sqlite3.connect(board, isolation_level=None)
+        # Readers too: in WAL mode a plain BEGIN EXCLUSIVE blocks only
+        # writers, and the guard only reads (see the writer-only test below).
+        holder.execute("PRAGMA locking_mode = EXCLUSIVE")
         holder.execute("BEGIN EXCLUSIVE")
         try:
             yield
@@ -264,3 +267,35 @@ def test_hooks_wait_less_than_commands(hooked: Path, board_url: str | None) -> N
         git(repo, "config", "lac.guard.timeout", "never")
         bad = lac_process(repo, "guard", "pre-commit")
         assert bad.code == 2 and bad.err.startswith("git lac: lac.guard.timeout: invalid duration")
+
+
+def test_a_held_write_lock_does_not_stop_the_commit_hook_checking(
+    hooked: Path, board_url: str | None
+) -> None:
+    """Another process in a long write (a big grant, say) leaves the board
+    readable, so the hook checks as `git lac guard pre-commit` does: a held
+    path refused naming its holder, a free one allowed. Its sign of life
+    comes after the check and a blocked one is just missed, never "commit
+    refused, nothing was checked" (SQLite's WAL: readers pass one writer)."""
+    if board_url is not None:
+        pytest.skip("a PostgreSQL writer holds rows, not the board; the busy case is above")
+    repo = hooked
+    holder = sqlite3.connect(sqlite_board(repo), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        (repo / "docs").mkdir(exist_ok=True)
+        (repo / "docs" / "a.md").write_text("dana holds docs/\n")
+        git(repo, "add", "docs/a.md")
+        before = head(repo)
+        start = time.monotonic()
+        held = run_git(repo, "commit", "-qm", "docs", agent="erin")
+        waited = time.monotonic() - start
+        assert held.code == 1 and "held by dana" in held.err, held
+        assert "is busy" not in held.err and head(repo) == before, held
+        assert waited < BOUND_S + 8.0, waited
+        git(repo, "reset", "-q", "docs/a.md")
+        allowed, waited = commit(repo)
+        assert allowed.code == 0 and allowed.err == "", allowed
+        assert head(repo) != before and waited < BOUND_S + 8.0, waited
+    finally:
+        holder.close()

@@ -4,13 +4,14 @@ unless asked, say how many more there are, and are served by indexes."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from git_lacunari import board as board_module
 
-from .conftest import Boards, Result
+from .conftest import Boards, Result, lac_inprocess
 
 Lac = Callable[..., Result]
 
@@ -181,3 +182,19 @@ def test_listing_queries_neither_scan_nor_sort_the_table(
     else:
         assert "Seq Scan on lac_" not in shown and "Sort" not in shown, shown
     assert index in shown, shown
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["tasks", "--as", ""],
+        ["log", "--as", ""],
+        ["tasks", "--lane", ""],
+        ["tasks", "--lane", "a b"],
+    ],
+)
+def test_bad_input_in_a_repository_without_a_board_makes_none(repo: Path, args: list[str]) -> None:
+    """Exit 2 writes nothing: not even the board a first command would create."""
+    result = lac_inprocess(repo, *args)
+    assert result.code == 2 and len(result.err.strip().splitlines()) == 1, result
+    assert not (repo / ".git" / "lacunari").exists(), "exit 2 created a board"

@@ -123,9 +123,12 @@ def lite(tmp_path: Path) -> Iterator[SqliteStore]:
     store.close()
 
 
-def hold_sqlite(path: Path) -> sqlite3.Connection:
-    """Another connection holding the board's write lock until closed."""
+def hold_sqlite(path: Path, *, readers_too: bool = False) -> sqlite3.Connection:
+    """Another connection holding the board's write lock until closed (and,
+    with ``readers_too``, keeping readers out: WAL lets them pass a writer)."""
     holder = sqlite3.connect(path, isolation_level=None)
+    if readers_too:
+        holder.execute("PRAGMA locking_mode = EXCLUSIVE")
     holder.execute("BEGIN EXCLUSIVE")
     return holder
 
@@ -352,7 +355,9 @@ def test_postgres_commit_under_a_locked_board_is_refused_not_offline(
 
 def test_sqlite_commit_under_a_locked_board_is_refused_not_offline(repo: Path) -> None:
     before = _guarded_repo(repo, None, "1s")
-    holder = hold_sqlite(repo / ".git" / "lacunari" / "board.db")
+    # Readers kept out too: with only the write lock held the guard can read
+    # and checks (tests/test_hook_trouble.py, the writer-only case).
+    holder = hold_sqlite(repo / ".git" / "lacunari" / "board.db", readers_too=True)
     try:
         start = time.monotonic()
         result = commit(repo)

@@ -81,7 +81,6 @@ NORMALISE = [
     (re.compile(r"\b[0-9a-f]{7,40}\b"), "<HASH>"),
     (re.compile(r"silent_for=[\d.]+|silent [\dms]+"), "<SILENT>"),
     (re.compile(r"(/tmp|/var)?/[\w./-]*?(scratch|shop2?|fleet)[\w./-]*"), "<PATH>"),
-    (re.compile(r"schema version \d+"), "schema version N"),  # other issues add migrations
     (re.compile(r"[ \t]+"), " "),
 ]
 

@@ -56,8 +56,9 @@ SELECT 1
 -- The one spelling of the channel that wakes `claim --next --wait`; a board
 -- name too long for a channel (63 bytes) is spelled by its md5, as
 -- lac_change_channel does.
-CASE WHEN octet_length('lac_work_' || current_schema()) <= 63
-     THEN 'lac_work_' || current_schema() ELSE 'lac_work_' || md5(current_schema()) END
+-- (the prefix takes 9 of them, leaving 54 for the name).
+'lac_work_' || CASE WHEN octet_length(current_schema()) <= 54
+                    THEN current_schema() ELSE md5(current_schema()) END
 
 -- name: listen_work
 DO $$ BEGIN EXECUTE format('LISTEN %I', {{work_channel}}); END $$

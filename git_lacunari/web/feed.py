@@ -28,6 +28,13 @@ from ..errors import LacError
 from ..store import redact
 from .overview import snapshot
 
+# The watcher's share of one core: after a snapshot that took c seconds to
+# read and encode, the next waits at least c * READ_SPACING, so however big the
+# board, the page costs the agents working on it at most 1/READ_SPACING of a
+# core; but never more than MAX_INTERVAL_S, so a change still shows within
+# about a second.
+READ_SPACING = 5.0
+MAX_INTERVAL_S = 0.8
 KEEPALIVE_S = 15.0  # a comment line on idle streams, and a fresh clock
 RETRY_S = 1.0  # after board trouble, before the watcher opens the board again
 
@@ -102,21 +109,23 @@ class Feed:
         self._wake()
 
     def _watch(self, board: Board | None) -> None:
-        last_read = float("-inf")
+        last_read, spacing = float("-inf"), self.min_interval
         while not self._stop.is_set():
             try:
                 if board is None:
                     board = self.open_board()
                 if not board.store.wait_for_change(self.wait_step):
                     continue
-                # Coalesce: at most one read per min_interval; the changes that
-                # came meanwhile are taken now and covered by this read.
-                pause = last_read + self.min_interval - time.monotonic()
+                # Coalesce: at most one read per spacing; the changes that came
+                # meanwhile are taken now and covered by this read.
+                pause = last_read + spacing - time.monotonic()
                 if pause > 0 and self._stop.wait(pause):
                     break
                 board.store.wait_for_change(0)
                 last_read = time.monotonic()
                 self._publish(snapshot(board, actions=self.actions), last_read)
+                cost = time.monotonic() - last_read
+                spacing = min(MAX_INTERVAL_S, max(self.min_interval, cost * READ_SPACING))
             except LacError as exc:
                 self._trouble(redact(exc.message))
                 board = self._close(board)

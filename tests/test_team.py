@@ -249,6 +249,26 @@ def test_the_keeper_cannot_expire_a_live_claim(crew: Team) -> None:
     assert k.show(task.id).owner == bob
 
 
+@pytest.mark.parametrize("stale", [-1e9, 0.0, None])
+def test_the_keeper_cannot_expire_a_live_agents_lock_by_naming_a_short_stale(
+    crew: Team, stale: float | None
+) -> None:
+    """The function judges staleness by the board's stale-after, never by the
+    period the caller passes (a keeper's own `stale` could be anything)."""
+    bob, keeper = crew.add("bob"), crew.add("keeper", kind="keeper")
+    b = crew.open(bob)
+    b.lock(["docs/"])
+    b.seen()
+    k = crew.open(keeper)
+    with k.store.write():
+        assert k.store.all("silent_agent_locks", stale=stale) == []
+        (lock,) = k.locks()
+        assert k.store.one("expire_lock", lock_id=lock.id, stale=stale) is None
+    assert [lk.pattern for lk in k.locks()] == ["docs/"]
+    assert k.sweep_locks(stale_after=0) == []
+    assert [lk.pattern for lk in k.locks()] == ["docs/"]
+
+
 def test_force_release_is_for_an_admin_only(crew: Team) -> None:
     bob, keeper, boss = (
         crew.add("bob"),

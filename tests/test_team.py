@@ -429,6 +429,35 @@ def test_cli_as_someone_else_is_refused(crew: Team, repo: Path) -> None:
     assert same.code == 0, same.err
 
 
+def test_text_an_agent_writes_through_the_api_cannot_drive_anothers_terminal(
+    crew: Team, repo: Path
+) -> None:
+    """The functions take what the caller gives for a lane, a pattern, needs
+    or an event's detail, past the command line's checks: the human output of
+    everyone else shows it escaped."""
+    alice, bob = crew.add("alice"), crew.add("bob")
+    _init(repo, crew.url_of(alice))
+    esc = "\x1b]0;pwned\x07\x1b[2J"
+    with raw(crew, bob) as conn:
+        conn.execute(
+            "SELECT lac_api_insert_task(%s, %s, %s, 0, '[]', NULL)",
+            ("t" + esc, "body" + esc, "lane" + esc),
+        )
+        conn.execute(
+            "SELECT lac_api_insert_event(1, NULL, 'unlocked', %s)", (json.dumps({esc: 1}),)
+        )
+        conn.execute(
+            "SELECT * FROM lac_api_insert_lock(%s, 'x', 'r', NULL, NULL, NULL, 'i')", ("p" + esc,)
+        )
+    claimed = lac_inprocess(repo, "claim", "1")
+    assert claimed.code == 0, claimed.err
+    for args in (["tasks"], ["show", "1"], ["locks"], ["log", "1"], ["status"], ["ready"]):
+        result = lac_inprocess(repo, *args)
+        assert result.code == 0, (args, result.err)
+        assert "\x1b" not in result.out + result.err, (args, result.out)
+        assert "\\x1b" in result.out or args == ["ready"], (args, result.out)
+
+
 def test_cli_team_commands(crew: Team, repo: Path) -> None:
     _init(repo, crew.url)
     made = lac_inprocess(repo, "--json", "team", "add", crew.name("carol"), "--caps", "py,gpu")

@@ -7,6 +7,7 @@ compared, as the administrator sees them, before and after.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -456,6 +457,42 @@ def test_text_an_agent_writes_through_the_api_cannot_drive_anothers_terminal(
         assert result.code == 0, (args, result.err)
         assert "\x1b" not in result.out + result.err, (args, result.out)
         assert "\\x1b" in result.out or args == ["ready"], (args, result.out)
+
+
+def test_malformed_values_an_agent_passes_to_the_api_break_no_one_elses_listing(
+    crew: Team, repo: Path
+) -> None:
+    """needs that are not a list of names, an event detail that is not an
+    object, an event kind the code does not know: each write is refused, or
+    shown; never a traceback in another agent's `tasks`, `show`, `log`."""
+    alice, bob = crew.add("alice"), crew.add("bob")
+    _init(repo, crew.url_of(alice))
+    assert lac_inprocess(repo, "task", "add", "mine").code == 0
+    writes = [
+        ("SELECT lac_api_insert_task('n', '', 'default', 0, %s, NULL)", ("5",)),
+        ("SELECT lac_api_insert_task('n', '', 'default', 0, %s, NULL)", ('{"a": 1}',)),
+        ("SELECT lac_api_insert_task('n', '', 'default', 0, %s, NULL)", ("[1, null]",)),
+        ("SELECT lac_api_edit_task(1, NULL, NULL, 't', '', 'default', 0, %s)", ("7",)),
+        ("SELECT lac_api_insert_event(1, NULL, 'unlocked', %s)", ("[1]",)),
+        ("SELECT lac_api_insert_event(1, NULL, 'unlocked', %s)", ('"x"',)),
+        ("SELECT lac_api_insert_event(1, NULL, %s, '{}')", ("no_such_kind",)),
+    ]
+    with raw(crew, bob) as conn:
+        for sql, args in writes:
+            with contextlib.suppress(psycopg.Error):  # refused is fine; broken is not
+                conn.execute(sql, args)
+    listings = [["tasks"], ["show", "1"], ["log"], ["log", "1"], ["ready"], ["status"]]
+    for n in range(2, 5):
+        listings.append(["show", str(n)])
+    for argv in listings:
+        for form in ([], ["--json"]):
+            result = lac_inprocess(repo, *form, *argv)
+            assert result.code in (0, 1), (argv, result.err)
+            assert "Traceback" not in result.err, (argv, result.err)
+            if form:
+                assert isinstance(json.loads(result.out), dict)
+    log = lac_inprocess(repo, "log", "1")
+    assert "no_such_kind" in log.out
 
 
 def test_cli_team_commands(crew: Team, repo: Path) -> None:

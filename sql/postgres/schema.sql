@@ -2228,6 +2228,15 @@ BEGIN
 END
 $$;
 
+-- The write functions store the needs and an event's detail their caller
+-- gives: their shape is the tables' own rule, so nothing an agent passes can
+-- break another's listing (needs a list of names, a detail an object).
+ALTER TABLE lac_tasks ADD CONSTRAINT lac_tasks_needs_names
+    CHECK (jsonb_typeof(needs) = 'array'
+           AND NOT jsonb_path_exists(needs, '$[*] ? (@.type() != "string")'));
+ALTER TABLE lac_events ADD CONSTRAINT lac_events_detail_object
+    CHECK (jsonb_typeof(detail) = 'object');
+
 -- --- 0006: the live page's change feed (git lac serve) ----------------------
 
 -- The channel of a board (a schema): its name, or for a name too long for a

@@ -544,6 +544,32 @@ def test_an_agent_joins_a_team_board_with_init_board(crew: Team, repo: Path) -> 
     assert other.code == 1 and "permission denied" in other.err
 
 
+def test_a_role_that_may_create_roles_or_is_the_owner_cannot_join_a_team(crew: Team) -> None:
+    """A CREATEROLE role grants itself any non-superuser role (the board's
+    admin group, its owner): it cannot be held to team mode's rules."""
+    from git_lacunari.errors import InvalidInput
+
+    conn = crew.admin_store.conn
+    maker, owned = crew.name("maker"), crew.name("owned")
+    crew.roles += [maker, owned]
+    conn.execute(f'CREATE ROLE "{maker}" LOGIN CREATEROLE')
+    conn.execute(f'CREATE ROLE "{owned}" LOGIN')
+    conn.execute(f'GRANT "{team.role_names(crew.board)["owner"]}" TO "{owned}"')
+    conn.commit()
+    before = snapshot(crew)
+    for role in (maker, owned):
+        with pytest.raises(InvalidInput, match="cannot be held to team mode"):
+            team.add(crew.admin_store, role)
+    assert snapshot(crew) == before
+    groups = set(team.role_names(crew.board).values()) - {team.role_names(crew.board)["owner"]}
+    held = conn.execute(
+        "SELECT g.rolname FROM pg_auth_members am JOIN pg_roles g ON g.oid = am.roleid"
+        " JOIN pg_roles m ON m.oid = am.member WHERE m.rolname = %s",
+        (maker,),
+    ).fetchall()
+    assert not groups & {r["rolname"] for r in held}
+
+
 def test_a_superuser_cannot_join_a_team_and_an_existing_role_keeps_its_password(
     crew: Team,
 ) -> None:

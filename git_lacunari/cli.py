@@ -93,34 +93,35 @@ def parse_stale(text: str | None) -> float | None:
 
 
 def task_line(task: Task, now: float) -> str:
-    owner = task.owner or "-"
+    owner = shown(task.owner or "-")
     beat = f"  heartbeat {ago(task.heartbeat_at, now)}" if task.state == TaskState.CLAIMED else ""
     if task.stale:
         beat += "  STALE"
     return (
-        f"#{task.id:<5} {task.state:<9} p{task.priority:<3} {task.lane:<10} "
+        f"#{task.id:<5} {task.state:<9} p{task.priority:<3} {shown(task.lane):<10} "
         f"{owner:<16} {shown(task.title)}{beat}"
     )
 
 
 def lock_line(lock: Lock, now: float) -> str:
     since = ago(lock.acquired_at, now)
-    return f"{lock.mode:<5}  {lock.pattern:<30} {lock.agent:<16} {lock.where}  since {since}"
+    pattern, agent = shown(lock.pattern), shown(lock.agent)
+    return f"{lock.mode:<5}  {pattern:<30} {agent:<16} {lock.where}  since {since}"
 
 
 def show_text(task: Task, now: float) -> str:
     lines = [
         f"task #{task.id}: {shown(task.title)}",
-        f"  state     {task.state}" + (f" by {task.owner}" if task.owner else ""),
-        f"  lane      {task.lane}   priority {task.priority}   attempts {task.attempts}",
-        f"  created   {ago(task.created_at, now)} by {task.created_by}",
+        f"  state     {task.state}" + (f" by {shown(task.owner)}" if task.owner else ""),
+        f"  lane      {shown(task.lane)}   priority {task.priority}   attempts {task.attempts}",
+        f"  created   {ago(task.created_at, now)} by {shown(task.created_by)}",
     ]
     if task.state == TaskState.CLAIMED:
         stale = "  STALE: the keeper will give it back" if task.stale else ""
         claimed, beat = ago(task.claimed_at, now), ago(task.heartbeat_at, now)
         lines.append(f"  claimed   {claimed}, heartbeat {beat}{stale}")
     if task.needs:
-        lines.append(f"  needs     {', '.join(task.needs)}")
+        lines.append(f"  needs     {shown(', '.join(task.needs))}")
     for dep in task.depends_on:
         lines.append(f"  after     #{dep['id']} ({dep['state']}) {shown(dep['title'])}")
         if dep["state"] == TaskState.CANCELLED:  # cancelled is not done: say what unblocks it
@@ -129,7 +130,8 @@ def show_text(task: Task, now: float) -> str:
                 f"or `task reopen {dep['id']}`"
             )
     for spec in task.paths:
-        lines.append(f"  {'writes' if spec.mode == LockMode.WRITE else 'reads':<9} {spec.pattern}")
+        mode = "writes" if spec.mode == LockMode.WRITE else "reads"
+        lines.append(f"  {mode:<9} {shown(spec.pattern)}")
     for lock in task.locks:
         lines.append(f"  locked    {lock_line(lock, now)}")
     if task.body:
@@ -142,16 +144,19 @@ def event_line(event: Event) -> str:
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.at))
     task = f"#{event.task_id}" if event.task_id is not None else "-"
     detail = " ".join(
-        f"{k}={json.dumps(v)}" for k, v in sorted(event.detail.items()) if v not in (None, [], "")
+        f"{shown(k)}={json.dumps(v)}"
+        for k, v in sorted(event.detail.items())
+        if v not in (None, [], "")
     )
-    return f"{when}  {task:<6} {event.kind:<15} {event.agent:<16} {detail}".rstrip()
+    kind, agent = shown(event.kind), shown(event.agent)
+    return f"{when}  {task:<6} {kind:<15} {agent:<16} {detail}".rstrip()
 
 
 def claim_text(claim: Claim) -> str:
     verb = "already yours" if claim.again else "claimed"
     text = f"{verb}: task #{claim.task.id} {shown(claim.task.title)}"
     for lock in claim.locks:
-        text += f"\n  {lock.mode} lock {lock.pattern}"
+        text += f"\n  {lock.mode} lock {shown(lock.pattern)}"
     return text
 
 
@@ -719,7 +724,7 @@ def unlock(
         freed = board.unlock_task(_id(task_id)) if task_id else board.unlock(patterns)
     return Result(
         {"unlocked": [lk.to_json() for lk in freed]},
-        "\n".join(f"unlocked: {lk.pattern}" for lk in freed) or "no locks to release",
+        "\n".join(f"unlocked: {shown(lk.pattern)}" for lk in freed) or "no locks to release",
     )
 
 
@@ -1212,7 +1217,7 @@ def status(session: Session, as_json: bool) -> Result:
                 else f"stale in {format_duration(int(left))}"
             )
             rows.append(
-                [f"#{t.id}", t.title, f"heartbeat {render.when(t.heartbeat_at, now)}", stale]
+                [f"#{t.id}", shown(t.title), f"heartbeat {render.when(t.heartbeat_at, now)}", stale]
             )
         lines.append(render.table(rows))
     else:
@@ -1222,7 +1227,12 @@ def status(session: Session, as_json: bool) -> Result:
         lines.append(
             render.table(
                 [
-                    [lk.mode, lk.pattern, lk.where, f"since {render.when(lk.acquired_at, now)}"]
+                    [
+                        lk.mode,
+                        shown(lk.pattern),
+                        lk.where,
+                        f"since {render.when(lk.acquired_at, now)}",
+                    ]
                     for lk in held
                 ]
             )

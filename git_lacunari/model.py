@@ -64,6 +64,9 @@ def _json_value(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
+_EVENT_KINDS = frozenset(k.value for k in EventKind)
+
+
 @dataclass
 class PathSpec:
     pattern: str
@@ -196,7 +199,7 @@ class Event:
     at: float
     task_id: int | None
     agent: str
-    kind: EventKind
+    kind: EventKind | str  # a kind this code does not know is shown as written
     detail: dict[str, Any]
 
     @classmethod
@@ -206,7 +209,7 @@ class Event:
             at=float(row["at"]),
             task_id=None if row["task_id"] is None else int(row["task_id"]),
             agent=row["agent"],
-            kind=EventKind(row["kind"]),
+            kind=EventKind(row["kind"]) if row["kind"] in _EVENT_KINDS else str(row["kind"]),
             detail=dict(_json_value(row["detail"])),
         )
 

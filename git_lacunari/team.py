@@ -167,7 +167,7 @@ def enable(store: Store) -> dict[str, Any]:
     made = []
     with store.write():
         for kind in KINDS:
-            if _one(store, "team_role", role=names[kind]) is None:
+            if _one(store, "team_role", role=names[kind], owner=None) is None:
                 _ddl(store, "team_create_group_ddl", role=names[kind])
                 made.append(names[kind])
         _ddl(store, "team_grant_ddl", group=names["keeper"], role=names["admin"])
@@ -227,11 +227,16 @@ def add(
     board's agent, a peer-auth login) is added as it is: no new password."""
     names = _require_team(store)
     validate_role(name, names)
-    existing = _one(store, "team_role", role=name)
+    existing = _one(store, "team_role", role=name, owner=names["owner"])
     if existing is not None and (existing["superuser"] or existing["bypassrls"]):
         raise InvalidInput(
             f"role {name!r} is a superuser or bypasses row-level security: "
             "it cannot be held to team mode's rules"
+        )
+    if existing is not None and (existing["createrole"] or existing["owner"]):
+        raise InvalidInput(
+            f"role {name!r} may create roles or is in the board's owner role, so it could "
+            "grant itself any right: it cannot be held to team mode's rules"
         )
     secret: str | None = None
     groups = ["reader"] if kind == "reader" else ["agent", *(k for k in (kind,) if k != "agent")]
@@ -268,7 +273,7 @@ def remove(store: Store, name: str, *, keep_role: bool = False) -> dict[str, Any
     belongs to anything else or ``keep_role``."""
     names = _require_team(store)
     validate_role(name, names)
-    if _one(store, "team_role", role=name) is None:
+    if _one(store, "team_role", role=name, owner=None) is None:
         raise InvalidInput(f"no role {name!r} in this database")
     groups = json.dumps(list(names.values()))
     with store.write():

@@ -676,3 +676,16 @@ def test_json_when_stopped_by_sigterm(board: Callable[..., Result], repo: Path) 
     assert body["ok"] is False and body["stopped_by"] == "SIGTERM"
     assert body["url"] == served.url and body["actions"] is False and body["role"] is None
     assert "stopped by SIGTERM" in err and "Traceback" not in err
+
+
+def test_team_mode_with_actions_names_the_role_it_acts_as(repo: Path, pg_server: str) -> None:
+    """On a team board the agent is the session's role: the banner names it,
+    not the name git config would give (that one is never used there)."""
+    from .team_fixtures import team_board
+
+    with team_board(pg_server) as crew:
+        alice = crew.add("alice")
+        assert lac_inprocess(repo, "init", "--url", crew.url_of(alice)).code == 0
+        with serving(repo, "--allow-actions") as served:
+            banner = next(line for line in served.lines if line.startswith("git lac serve: http"))
+            assert f"actions on, as {alice};" in banner, banner

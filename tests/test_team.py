@@ -7,6 +7,7 @@ compared, as the administrator sees them, before and after.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -249,6 +250,26 @@ def test_the_keeper_cannot_expire_a_live_claim(crew: Team) -> None:
     assert k.show(task.id).owner == bob
 
 
+@pytest.mark.parametrize("stale", [-1e9, 0.0, None])
+def test_the_keeper_cannot_expire_a_live_agents_lock_by_naming_a_short_stale(
+    crew: Team, stale: float | None
+) -> None:
+    """The function judges staleness by the board's stale-after, never by the
+    period the caller passes (a keeper's own `stale` could be anything)."""
+    bob, keeper = crew.add("bob"), crew.add("keeper", kind="keeper")
+    b = crew.open(bob)
+    b.lock(["docs/"])
+    b.seen()
+    k = crew.open(keeper)
+    with k.store.write():
+        assert k.store.all("silent_agent_locks", stale=stale) == []
+        (lock,) = k.locks()
+        assert k.store.one("expire_lock", lock_id=lock.id, stale=stale) is None
+    assert [lk.pattern for lk in k.locks()] == ["docs/"]
+    assert k.sweep_locks(stale_after=0) == []
+    assert [lk.pattern for lk in k.locks()] == ["docs/"]
+
+
 def test_force_release_is_for_an_admin_only(crew: Team) -> None:
     bob, keeper, boss = (
         crew.add("bob"),
@@ -409,6 +430,71 @@ def test_cli_as_someone_else_is_refused(crew: Team, repo: Path) -> None:
     assert same.code == 0, same.err
 
 
+def test_text_an_agent_writes_through_the_api_cannot_drive_anothers_terminal(
+    crew: Team, repo: Path
+) -> None:
+    """The functions take what the caller gives for a lane, a pattern, needs
+    or an event's detail, past the command line's checks: the human output of
+    everyone else shows it escaped."""
+    alice, bob = crew.add("alice"), crew.add("bob")
+    _init(repo, crew.url_of(alice))
+    esc = "\x1b]0;pwned\x07\x1b[2J"
+    with raw(crew, bob) as conn:
+        conn.execute(
+            "SELECT lac_api_insert_task(%s, %s, %s, 0, '[]', NULL)",
+            ("t" + esc, "body" + esc, "lane" + esc),
+        )
+        conn.execute(
+            "SELECT lac_api_insert_event(1, NULL, 'unlocked', %s)", (json.dumps({esc: 1}),)
+        )
+        conn.execute(
+            "SELECT * FROM lac_api_insert_lock(%s, 'x', 'r', NULL, NULL, NULL, 'i')", ("p" + esc,)
+        )
+    claimed = lac_inprocess(repo, "claim", "1")
+    assert claimed.code == 0, claimed.err
+    for args in (["tasks"], ["show", "1"], ["locks"], ["log", "1"], ["status"], ["ready"]):
+        result = lac_inprocess(repo, *args)
+        assert result.code == 0, (args, result.err)
+        assert "\x1b" not in result.out + result.err, (args, result.out)
+        assert "\\x1b" in result.out or args == ["ready"], (args, result.out)
+
+
+def test_malformed_values_an_agent_passes_to_the_api_break_no_one_elses_listing(
+    crew: Team, repo: Path
+) -> None:
+    """needs that are not a list of names, an event detail that is not an
+    object, an event kind the code does not know: each write is refused, or
+    shown; never a traceback in another agent's `tasks`, `show`, `log`."""
+    alice, bob = crew.add("alice"), crew.add("bob")
+    _init(repo, crew.url_of(alice))
+    assert lac_inprocess(repo, "task", "add", "mine").code == 0
+    writes = [
+        ("SELECT lac_api_insert_task('n', '', 'default', 0, %s, NULL)", ("5",)),
+        ("SELECT lac_api_insert_task('n', '', 'default', 0, %s, NULL)", ('{"a": 1}',)),
+        ("SELECT lac_api_insert_task('n', '', 'default', 0, %s, NULL)", ("[1, null]",)),
+        ("SELECT lac_api_edit_task(1, NULL, NULL, 't', '', 'default', 0, %s)", ("7",)),
+        ("SELECT lac_api_insert_event(1, NULL, 'unlocked', %s)", ("[1]",)),
+        ("SELECT lac_api_insert_event(1, NULL, 'unlocked', %s)", ('"x"',)),
+        ("SELECT lac_api_insert_event(1, NULL, %s, '{}')", ("no_such_kind",)),
+    ]
+    with raw(crew, bob) as conn:
+        for sql, args in writes:
+            with contextlib.suppress(psycopg.Error):  # refused is fine; broken is not
+                conn.execute(sql, args)
+    listings = [["tasks"], ["show", "1"], ["log"], ["log", "1"], ["ready"], ["status"]]
+    for n in range(2, 5):
+        listings.append(["show", str(n)])
+    for argv in listings:
+        for form in ([], ["--json"]):
+            result = lac_inprocess(repo, *form, *argv)
+            assert result.code in (0, 1), (argv, result.err)
+            assert "Traceback" not in result.err, (argv, result.err)
+            if form:
+                assert isinstance(json.loads(result.out), dict)
+    log = lac_inprocess(repo, "log", "1")
+    assert "no_such_kind" in log.out
+
+
 def test_cli_team_commands(crew: Team, repo: Path) -> None:
     _init(repo, crew.url)
     made = lac_inprocess(repo, "--json", "team", "add", crew.name("carol"), "--caps", "py,gpu")
@@ -456,6 +542,32 @@ def test_an_agent_joins_a_team_board_with_init_board(crew: Team, repo: Path) -> 
     assert who.json["agent"] == alice
     other = lac_inprocess(repo, "init", "--url", url, "--board", "lac_not_there")
     assert other.code == 1 and "permission denied" in other.err
+
+
+def test_a_role_that_may_create_roles_or_is_the_owner_cannot_join_a_team(crew: Team) -> None:
+    """A CREATEROLE role grants itself any non-superuser role (the board's
+    admin group, its owner): it cannot be held to team mode's rules."""
+    from git_lacunari.errors import InvalidInput
+
+    conn = crew.admin_store.conn
+    maker, owned = crew.name("maker"), crew.name("owned")
+    crew.roles += [maker, owned]
+    conn.execute(f'CREATE ROLE "{maker}" LOGIN CREATEROLE')
+    conn.execute(f'CREATE ROLE "{owned}" LOGIN')
+    conn.execute(f'GRANT "{team.role_names(crew.board)["owner"]}" TO "{owned}"')
+    conn.commit()
+    before = snapshot(crew)
+    for role in (maker, owned):
+        with pytest.raises(InvalidInput, match="cannot be held to team mode"):
+            team.add(crew.admin_store, role)
+    assert snapshot(crew) == before
+    groups = set(team.role_names(crew.board).values()) - {team.role_names(crew.board)["owner"]}
+    held = conn.execute(
+        "SELECT g.rolname FROM pg_auth_members am JOIN pg_roles g ON g.oid = am.roleid"
+        " JOIN pg_roles m ON m.oid = am.member WHERE m.rolname = %s",
+        (maker,),
+    ).fetchall()
+    assert not groups & {r["rolname"] for r in held}
 
 
 def test_a_superuser_cannot_join_a_team_and_an_existing_role_keeps_its_password(

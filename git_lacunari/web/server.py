@@ -136,7 +136,6 @@ def serve(
     generated = False
     if token is None and not loopback:
         token, generated = secrets.token_urlsafe(24), True
-    identity = session.identity  # every action acts as this agent (and names the person)
 
     def open_board() -> Board:
         board = session.board(touch=False)
@@ -144,6 +143,9 @@ def serve(
         return board
 
     watcher = session.board(touch=False)
+    # every action acts as this agent (and names the person): the board's, so
+    # on a team board the session's role, not the name git config gives
+    identity = watcher.identity
     role = read_as_reader(watcher, allow_actions)
     sock = bind(host, port)
     bound_port = int(sock.getsockname()[1])

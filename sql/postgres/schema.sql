@@ -2069,6 +2069,15 @@ BEGIN
 END
 $$;
 
+-- The silence after which a task-less lock is stale: the caller's period,
+-- but in team mode never shorter than the board's stale-after (a keeper's
+-- own period, even NULL or negative, does not make a live agent's lock stale).
+CREATE FUNCTION lac_lock_stale(p_stale double precision) RETURNS double precision
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT CASE WHEN lac_team() THEN greatest(p_stale, lac_default_stale()) ELSE p_stale END
+    $$;
+
 -- Task-less locks of agents silent for p_stale, row-locked for the sweep
 -- (team mode: a keeper's view, else only the session's own).
 CREATE FUNCTION lac_api_silent_agent_locks(p_stale double precision)
@@ -2076,13 +2085,15 @@ CREATE FUNCTION lac_api_silent_agent_locks(p_stale double precision)
     LANGUAGE plpgsql
     AS $$
 #variable_conflict use_column
+DECLARE
+    stale double precision := lac_lock_stale(p_stale);
 BEGIN
     RETURN QUERY
     SELECT l.id, l.pattern, l.agent,
            lac_now() - greatest(l.acquired_at, coalesce(a.last_seen, 0))
       FROM lac_locks l LEFT JOIN lac_agents a ON a.name = l.agent
      WHERE l.task_id IS NULL
-       AND greatest(l.acquired_at, coalesce(a.last_seen, 0)) + p_stale < lac_now()
+       AND greatest(l.acquired_at, coalesce(a.last_seen, 0)) + stale < lac_now()
        AND lac_keeps(l.agent)
      ORDER BY l.agent, l.id
        FOR UPDATE OF l SKIP LOCKED;
@@ -2093,6 +2104,8 @@ CREATE FUNCTION lac_api_expire_lock(p_lock bigint, p_stale double precision)
     RETURNS SETOF lac_locks
     LANGUAGE plpgsql
     AS $$
+DECLARE
+    stale double precision := lac_lock_stale(p_stale);
 BEGIN
     IF NOT lac_keeps((SELECT l.agent FROM lac_locks l WHERE l.id = p_lock)) THEN
         PERFORM lac_refuse('team mode: only a keeper expires another agent''s lock');
@@ -2101,7 +2114,7 @@ BEGIN
         DELETE FROM lac_locks AS l
          WHERE l.id = p_lock AND l.task_id IS NULL
            AND NOT EXISTS (SELECT 1 FROM lac_agents a
-                            WHERE a.name = l.agent AND a.last_seen + p_stale >= lac_now())
+                            WHERE a.name = l.agent AND a.last_seen + stale >= lac_now())
         RETURNING l.*)
     SELECT * FROM gone;
 END
@@ -2214,6 +2227,15 @@ BEGIN
      WHERE task_id = p_task AND agent = lac_actor(p_agent);
 END
 $$;
+
+-- The write functions store the needs and an event's detail their caller
+-- gives: their shape is the tables' own rule, so nothing an agent passes can
+-- break another's listing (needs a list of names, a detail an object).
+ALTER TABLE lac_tasks ADD CONSTRAINT lac_tasks_needs_names
+    CHECK (jsonb_typeof(needs) = 'array'
+           AND NOT jsonb_path_exists(needs, '$[*] ? (@.type() != "string")'));
+ALTER TABLE lac_events ADD CONSTRAINT lac_events_detail_object
+    CHECK (jsonb_typeof(detail) = 'object');
 
 -- --- 0006: the live page's change feed (git lac serve) ----------------------
 

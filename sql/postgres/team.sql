@@ -16,8 +16,13 @@ SELECT r.rolsuper AS superuser, r.rolsuper OR r.rolcreaterole AS createrole,
   FROM pg_roles r WHERE r.rolname = current_user
 
 -- name: team_role
+-- createrole: such a role grants itself any other (the board's admin group,
+-- its owner) and so is never held to team mode's rules, nor is one that is
+-- already in the board's owner role (:owner, NULL when not asked).
 SELECT r.rolname::text AS name, r.rolcanlogin AS login, r.rolsuper AS superuser,
-       r.rolbypassrls AS bypassrls
+       r.rolbypassrls AS bypassrls, r.rolcreaterole AS createrole,
+       coalesce((SELECT pg_has_role(r.oid, o.oid, 'MEMBER') FROM pg_roles o
+                  WHERE o.rolname = :owner::text), false) AS owner
   FROM pg_roles r WHERE r.rolname = :role
 
 -- name: team_create_group_ddl

@@ -92,7 +92,6 @@ class Session:
             timeout=timeout or repo.get("lac.timeout"),
             board=name or repo.get("lac.board"),
         )
-        identity = self.identity
         if act and store.dialect == "postgres":  # team mode: the agent is the session's role
             from .team import acting
 

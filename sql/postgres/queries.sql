@@ -58,13 +58,6 @@ SELECT c.*, false AS has_paths
 -- name: get_task
 SELECT * FROM lac_tasks WHERE id = :task_id
 
--- name: list_tasks
-SELECT * FROM lac_tasks
- WHERE (:state::text IS NULL OR state = :state)
-   AND (:lane::text IS NULL OR lane = :lane)
-   AND (:owner::text IS NULL OR owner = :owner)
- ORDER BY id
-
 -- name: task_deps
 SELECT d.depends_on AS id, t.state AS state, t.title AS title
   FROM lac_task_deps d JOIN lac_tasks t ON t.id = d.depends_on
@@ -72,11 +65,6 @@ SELECT d.depends_on AS id, t.state AS state, t.title AS title
 
 -- name: task_paths
 SELECT pattern, mode FROM lac_task_paths WHERE task_id = :task_id ORDER BY pattern
-
--- name: candidate_locks
-SELECT * FROM lac_locks
- WHERE key = ANY (ARRAY(SELECT jsonb_array_elements_text(:exact::jsonb)))
-    OR (key >= :below AND key < :below_end)
 
 -- name: covering_locks
 -- Every lock whose key is one of :keys, with its claim's heartbeat (the guards).
@@ -142,9 +130,6 @@ SELECT pattern, base_blob FROM lac_locks
 
 -- name: insert_event
 SELECT lac_api_insert_event(:task_id::bigint, :agent, :kind, :detail::jsonb)
-
--- name: events
-SELECT * FROM lac_events WHERE (:task_id::bigint IS NULL OR task_id = :task_id) ORDER BY id
 
 -- name: now_value
 SELECT {{now}} AS now

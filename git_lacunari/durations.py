@@ -37,11 +37,15 @@ def parse_duration(text: str, *, at_most: float = MAX_DURATION_S) -> float:
 def format_duration(seconds: float) -> str:
     if not math.isfinite(seconds):
         return "forever" if seconds > 0 else "-"
-    seconds = max(0.0, seconds)
-    if seconds < 60:
-        return f"{seconds:.0f}s"
-    if seconds < 3600:
-        return f"{seconds // 60:.0f}m{seconds % 60:02.0f}s"
-    if seconds < 86400:
-        return f"{seconds // 3600:.0f}h{(seconds % 3600) // 60:02.0f}m"
-    return f"{seconds // 86400:.0f}d{(seconds % 86400) // 3600:02.0f}h"
+    # Round once, to the unit shown last, then split: rounding each part on
+    # its own showed 119.6 s as "1m60s" and 3599.6 s as "59m60s".
+    whole = round(max(0.0, seconds))
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m{whole % 60:02d}s"
+    minutes = round(max(0.0, seconds) / 60)
+    if minutes < 24 * 60:
+        return f"{minutes // 60}h{minutes % 60:02d}m"
+    hours = round(max(0.0, seconds) / 3600)
+    return f"{hours // 24}d{hours % 24:02d}h"

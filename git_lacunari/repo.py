@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,8 @@ from .errors import CannotWorkHere, NotARepository
 # Bytes of paths given to one git command: far below Linux's argument limit
 # (and its 128 KiB cap on one argument string), whatever the environment's size.
 ARGV_BUDGET = 64 * 1024
+# How long a config write waits for another writer's config.lock to go.
+CONFIG_LOCK_WAIT_S = 5.0
 
 
 def git(*args: str, cwd: Path | str | None = None, input: bytes | None = None) -> bytes:
@@ -60,7 +63,23 @@ class Repo:
         return self.config.get(key.lower())
 
     def set_config(self, key: str, value: str) -> None:
-        git("config", "--local", key, value, cwd=self.toplevel)
+        """Write a local config value. Git takes ``config.lock`` with no wait
+        and fails at once when another process holds it (two ``git lac init``
+        at the same moment, or any git command writing config): retry for a
+        bounded time, then fail with git's message."""
+        deadline = time.monotonic() + CONFIG_LOCK_WAIT_S
+        pause = 0.005
+        while True:
+            try:
+                git("config", "--local", key, value, cwd=self.toplevel)
+                break
+            except CannotWorkHere as exc:
+                if "could not lock config file" not in exc.message:
+                    raise
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(pause * 2, 0.1)
         self.config[key.lower()] = value
 
     def root_commit(self) -> str | None:

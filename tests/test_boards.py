@@ -7,6 +7,10 @@ on one database never see each other's locks unless they choose one board.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -127,3 +131,32 @@ def test_a_board_of_the_longest_name_wakes_its_waiters(
     claimed = lac_inprocess(where, "claim", "--next", "--wait", "5s", "--json")
     assert claimed.code == 0, claimed.err
     assert claimed.json["task"]["id"] == added.json["task"]["id"]
+
+
+def test_concurrent_inits_in_one_repository_all_succeed(
+    pg_server: str, tmp_path: Path, made: list[str]
+) -> None:
+    """Git takes config.lock without waiting: 14 of 50 simultaneous
+    `init --url` failed with "could not lock config file" before the config
+    writes retried. Real processes, started together."""
+    where = project(tmp_path / "p")
+    bindir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": bindir + os.pathsep + os.environ["PATH"]}
+    procs = [
+        subprocess.Popen(
+            ["git", "lac", "init", "--url", pg_server, "--json"],
+            cwd=where,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(24)
+    ]
+    results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
+    chosen = {str(json.loads(out)["board"]) for code, out, _ in results if code == 0}
+    made.extend(chosen)
+    assert [err for code, _, err in results if code != 0] == []
+    assert len(chosen) == 1  # one repository, one board, whoever wrote the config first
+    assert git(where, "config", "lac.url").strip() == pg_server
+    assert git(where, "config", "lac.board").strip() in chosen

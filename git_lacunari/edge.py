@@ -19,6 +19,7 @@ The JSON envelopes (README, "JSON output"):
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -111,12 +112,22 @@ def messages(outcome: Outcome) -> list[str]:
 
 def render(outcome: Outcome, *, as_json: bool) -> int:
     """Print ``outcome`` and return its exit code."""
-    if as_json:
-        body = payload(outcome)
-        if body is not None:
-            print(json.dumps(body, sort_keys=True, allow_nan=False), flush=True)
-    elif isinstance(outcome, Result) and outcome.human and not outcome.shown:
-        print(outcome.human, flush=True)
+    try:
+        if as_json:
+            body = payload(outcome)
+            if body is not None:
+                print(json.dumps(body, sort_keys=True, allow_nan=False), flush=True)
+        elif isinstance(outcome, Result) and outcome.human and not outcome.shown:
+            print(outcome.human, flush=True)
+    except BrokenPipeError:
+        # The reader went away (`git lac tasks | head -1`): what it did not
+        # read is nobody's. Exit as a process killed by SIGPIPE would, with no
+        # traceback, and point stdout at /dev/null so that the interpreter's
+        # own flush at exit does not raise the same error again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 128 + signal.SIGPIPE
     for line in messages(outcome):
         print(line, file=sys.stderr, flush=True)
     exit_code = exit_code_of(outcome)

@@ -296,3 +296,28 @@ def test_a_refusal_over_many_held_paths_names_a_few_and_counts_the_rest(lac: Lac
     assert lines[0].count("dana holds") == 3 and "and 7 more" in lines[0], lines[0]
     as_json = json.loads(lac("lock", "deep/", "--as", "erin", "--json").out)
     assert len(as_json["refused"]["conflicts"]) == 10, as_json
+
+
+def test_a_reader_that_goes_away_gets_no_traceback(lac: Lac, repo: Path) -> None:
+    """`git lac tasks --limit 0 | head -1` printed a BrokenPipeError traceback."""
+    import signal
+    import subprocess
+    import sys
+
+    for n in range(3):
+        assert lac("task", "add", f"task {n}").code == 0
+    bindir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": bindir + os.pathsep + os.environ["PATH"]}
+    for args in (["tasks", "--limit", "0"], ["tasks", "--limit", "0", "--json"]):
+        proc = subprocess.Popen(
+            ["git", "lac", *args],
+            cwd=repo,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # gone before the command writes a byte
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 128 + signal.SIGPIPE
+        assert err == ""

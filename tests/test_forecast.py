@@ -16,7 +16,7 @@ import pytest
 
 from git_lacunari.forecast import DESTINATION, Line, forecast
 
-from .conftest import REPO_ROOT, git, make_repo
+from .conftest import REPO_ROOT, git
 
 BUNDLE = REPO_ROOT.parent / "shared" / "corpus" / "requests-main.bundle"
 EVERY = 25  # one merge in EVERY of the corpus

@@ -108,6 +108,29 @@ def _read_instance(file: Path) -> Instance | None:
     return Instance(ident, host, path, str(file)) if INSTANCE_OK.match(ident) else None
 
 
+def _still_there(inst: Instance) -> bool:
+    """Whether the working tree ``inst`` names still holds ``inst``: then a
+    tree found elsewhere with the same file is a copy of it (``cp -r``), a
+    new place; if not, that tree was moved here."""
+    top = Path(inst.path)
+    dotgit = top / ".git"
+    try:
+        if dotgit.is_dir():
+            git_dir = dotgit
+        elif dotgit.is_file():  # a linked worktree: "gitdir: PATH"
+            key, _, value = dotgit.read_text().partition(":")
+            if key.strip() != "gitdir":
+                return False
+            git_dir = Path(value.strip())
+            git_dir = git_dir if git_dir.is_absolute() else top / git_dir
+        else:
+            return False
+    except OSError:
+        return False
+    there = _read_instance(git_dir / INSTANCE_FILE)
+    return there is not None and there.id == inst.id and Path(there.path) == top
+
+
 def _instance_files(repo: Repo) -> list[Path]:
     """Every instance file of this repository's working trees (main and linked)."""
     return [repo.common_dir / INSTANCE_FILE] + sorted(
@@ -141,7 +164,13 @@ def instance_of(repo: Repo) -> Instance:
     found = _read_instance(file)
     if found is not None and (found.host, found.path) == (host, path):
         return found
-    made = Instance(secrets.token_hex(8), host, path, str(file))
+    if found is not None and found.host == host and not _still_there(found):
+        # Moved (`git worktree move`, `mv` of a clone, then `git worktree
+        # repair`): the tree it names holds it no more, so this is the same
+        # working tree at a new path. It keeps its id, and its claims.
+        made = Instance(found.id, host, path, str(file))
+    else:
+        made = Instance(secrets.token_hex(8), host, path, str(file))
     file.parent.mkdir(parents=True, exist_ok=True)
     tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps({"id": made.id, "host": host, "path": path}) + "\n")

@@ -193,6 +193,34 @@ def test_a_copied_working_tree_is_a_new_instance(repo: Path, tmp_path: Path) -> 
     assert instance_of(discover(repo)).id == first
 
 
+def test_a_moved_worktree_keeps_its_instance_and_its_claims(
+    lac: Lac, repo: Path, tmp_path: Path
+) -> None:
+    """`git worktree move` (and `mv` of a clone) is the same working tree at
+    a new path: it keeps its instance, so its owner's claim stays its own."""
+    old, new = tmp_path / "wt", tmp_path / "moved" / "wt"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(old))
+    assert lac("task", "add", "auth", "--write", "README").code == 0
+    mine = lac("claim", "1", "--json", cwd=old)
+    assert mine.code == 0, mine.err
+    before = mine.json["task"]["instance"]
+    new.parent.mkdir()
+    git(repo, "worktree", "move", str(old), str(new))
+    here = lac("whoami", "--json", cwd=new).json
+    assert here["instance"] == before and here["where"].endswith(":" + str(new))
+    (new / "README").write_text("the owner's edit, after the move\n")
+    git(new, "add", "README")
+    assert lac("guard", "pre-commit", cwd=new).code == 0
+    assert lac("done", "1", cwd=new).code == 0
+
+    # The main working tree moved with `mv`: the same instance too.
+    first = instance_of(discover(repo)).id
+    moved = tmp_path / "elsewhere"
+    repo.rename(moved)
+    git(moved, "worktree", "repair")
+    assert instance_of(discover(moved)).id == first
+
+
 def test_lac_instance_is_honoured_only_for_this_repository(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

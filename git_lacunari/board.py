@@ -43,6 +43,7 @@ from .model import (
     TaskState,
 )
 from .store import Store
+from .store.query_names import QueryName
 
 MAX_TITLE = 500
 MAX_BODY = 1_000_000
@@ -384,16 +385,24 @@ class Board:
         if lane is not None:
             validate_lane(lane)
         limit = validate_limit(limit)
-        shape = "state" if wanted else "all" if every else "live"
+        page_query: QueryName
+        more_query: QueryName
+        page_query, more_query = (
+            ("state_tasks_page", "state_tasks_more")
+            if wanted
+            else ("all_tasks_page", "all_tasks_more")
+            if every
+            else ("live_tasks_page", "live_tasks_more")
+        )
         params: dict[str, Any] = {"lane": lane, "owner": self.agent if mine else None}
         if wanted:
             params["states"] = json.dumps(wanted)
         with self.store.read():
-            rows = self.store.all(f"{shape}_tasks_page", limit=limit, **params)
+            rows = self.store.all(page_query, limit=limit, **params)
             more = 0
             if limit is not None and len(rows) == limit:
                 row = self.store.one(
-                    f"{shape}_tasks_more",
+                    more_query,
                     after=rows[-1]["id"] if rows else 0,
                     cap=COUNT_CAP + 1,
                     **params,

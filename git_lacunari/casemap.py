@@ -3,17 +3,21 @@
 The overlap rule (paths.py) folds case with Python's own string methods:
 ``lower`` under ``core.ignorecase``, ``casefold`` for the lock index key. The
 same rule on the PostgreSQL server (``lac_covers``, ``lac_overlap`` and
-``lac_index_key`` in ``sql/postgres/0004_overlap.sql``) must fold exactly
+``lac_index_key`` in ``sql/postgres/functions/overlap.sql``) must fold exactly
 alike, and PostgreSQL's own ``lower()`` follows the server's locale instead.
 So the two functions it needs, ``lac_lower`` and ``lac_casefold``, are
-generated from this Python's Unicode database and written into the migration
-and ``schema.sql`` between two marker lines::
+generated from this Python's Unicode database and written, as CREATE OR
+REPLACE, into ``sql/postgres/functions/casemap.sql`` between two marker lines::
 
     python -m git_lacunari.casemap --write
 
-``tests/test_overlap_sql.py`` checks that both files hold what this module
-generates (when the running Python has the same Unicode version) and that
-the functions agree with Python on every code point that has a mapping.
+Never into a migration: ``0004_overlap.sql`` keeps the block it was released
+with (Unicode 14.0.0), and every upgrade re-applies ``functions/`` after the
+migrations, so a regenerated table reaches old boards with the next schema
+version (sql/README.md). ``tests/test_overlap_sql.py`` checks that the file
+holds what this module generates (when the running Python has the same
+Unicode version) and that the functions agree with Python on every code
+point that has a mapping.
 
 What is reproduced, besides the one-to-one mappings: ``lower`` turns U+0130
 into two characters (``i`` and U+0307) and applies CPython's Final_Sigma rule
@@ -183,7 +187,7 @@ def generate() -> str:
 -- Python's str.lower(), exactly: one-to-one mappings, U+0130 to two
 -- characters, and CPython's Final_Sigma rule for U+03A3 (decided on the
 -- original text, before anything is mapped).
-CREATE FUNCTION lac_lower(s text) RETURNS text
+CREATE OR REPLACE FUNCTION lac_lower(s text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
     AS $$
 BEGIN
@@ -204,7 +208,7 @@ $$;
 
 -- Python's str.casefold(), exactly: one-to-one foldings, then the ones that
 -- fold to several characters (no output of either is an input again).
-CREATE FUNCTION lac_casefold(s text) RETURNS text
+CREATE OR REPLACE FUNCTION lac_casefold(s text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
     AS $$
 DECLARE
@@ -239,18 +243,25 @@ def replace_block(text: str, block: str) -> str:
     return text[:start] + block + text[end:]
 
 
+HEADER = """\
+-- Python's str.lower() and str.casefold() as PL/pgSQL, for the overlap rule
+-- (functions/overlap.sql). Written whole by git_lacunari/casemap.py; applied
+-- after the migrations like every file of functions/ (sql/README.md).
+
+"""
+
+
 def targets() -> list[Path]:
     from .shipped import shipped
 
-    folder = shipped("sql") / "postgres"
-    return [folder / "0004_overlap.sql", folder / "schema.sql"]
+    return [shipped("sql") / "postgres" / "functions" / "casemap.sql"]
 
 
 def main(argv: list[str]) -> int:
     block = generate()
     if argv == ["--write"]:
         for path in targets():
-            path.write_text(replace_block(path.read_text("utf-8"), block), "utf-8")
+            path.write_text(HEADER + block, "utf-8")
         return 0
     if argv:
         print("usage: python -m git_lacunari.casemap [--write]", file=sys.stderr)

@@ -9,7 +9,7 @@ migration 0005 made SECURITY DEFINER, owned by the board's NOLOGIN owner role
 search_path pinned to the board, then ``pg_temp``. From then on the database
 takes identity from the session (``lac_actor``) and checks the keeper's and
 the admin's rights itself; this module only administers roles and turns the
-mode on. The statements are in ``sql/postgres/team.sql``.
+mode on. The statements are in ``sql/postgres/queries/team.sql``.
 
 Decisions (README, "Team mode"):
 
@@ -38,6 +38,7 @@ from typing import Any
 from .errors import CannotWorkHere, InvalidInput
 from .identity import Identity
 from .store import Row, Store
+from .store.query_names import QueryName
 
 KINDS = ("owner", "agent", "keeper", "admin", "reader")
 MAX_ROLE_BYTES = 63
@@ -74,14 +75,14 @@ def _pg(store: Store) -> Any:
     return store
 
 
-def _all(store: Store, query: str, /, **params: Any) -> list[Row]:
+def _all(store: Store, query: QueryName, /, **params: Any) -> list[Row]:
     pg = _pg(store)
     with pg._translated():
         rows: list[Row] = pg.conn.execute(_queries()[query], params).fetchall()
     return rows
 
 
-def _one(store: Store, query: str, /, **params: Any) -> Row | None:
+def _one(store: Store, query: QueryName, /, **params: Any) -> Row | None:
     pg = _pg(store)
     with pg._translated():
         cursor = pg.conn.execute(_queries()[query], params)
@@ -89,7 +90,7 @@ def _one(store: Store, query: str, /, **params: Any) -> Row | None:
     return row
 
 
-def _ddl(store: Store, query: str, /, **params: Any) -> None:
+def _ddl(store: Store, query: QueryName, /, **params: Any) -> None:
     for row in _all(store, query, **params):
         _exec(store, str(row["ddl"]))
 

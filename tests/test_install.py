@@ -37,6 +37,8 @@ def test_wheel_installed_elsewhere_runs_init_and_the_guard(tmp_path: Path) -> No
     # nor races another one building beside it.
     source = tmp_path / "source"
     shutil.copytree(REPO_ROOT, source, ignore=SOURCE_IGNORED)
+    sql_files = sorted(str(p.relative_to(source / "sql")) for p in (source / "sql").rglob("*.sql"))
+    assert any("/functions/" in f for f in sql_files) and any("/queries/" in f for f in sql_files)
     wheels = tmp_path / "wheels"
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     run(
@@ -53,10 +55,11 @@ def test_wheel_installed_elsewhere_runs_init_and_the_guard(tmp_path: Path) -> No
     )
     shutil.rmtree(source)  # nothing may come from the source any more
 
-    assert sorted(p.name for p in (target / "git_lacunari" / "sql").iterdir()) == [
-        "postgres",
-        "sqlite",
-    ]
+    # Every SQL file of the checkout ships, subfolders (functions/, queries/) included.
+    shipped_sql = target / "git_lacunari" / "sql"
+    assert sorted(p.name for p in shipped_sql.iterdir()) == ["README.md", "postgres", "sqlite"]
+    assert sorted(str(p.relative_to(shipped_sql)) for p in shipped_sql.rglob("*.sql")) == sql_files
+    assert (shipped_sql / "postgres" / "functions" / "casemap.sql").is_file()
     assert (target / "git_lacunari" / "hook_scripts" / "pre-commit").is_file()
     env["PYTHONPATH"] = str(target)
     where = run(

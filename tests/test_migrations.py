@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from git_lacunari.store.postgres import PostgresStore
-from git_lacunari.store.queries import latest_version, migrations
+from git_lacunari.store.queries import SQL_DIR, latest_version, migrations
 from git_lacunari.store.sqlite import SqliteStore
 
 from .conftest import pg_schema
@@ -193,3 +194,150 @@ def test_a_failing_migration_step_rolls_back_whole(
     finally:
         if cm is not None:
             cm.__exit__(None, None, None)
+
+
+# --- migrations frozen, functions/ the one place a body lives ------------------------
+
+# Every migration as released: a released migration is never edited (boards
+# have applied it; an edit would reach only new boards). Change a function in
+# functions/, a table in a new migration. Add a line here when a migration ships.
+RELEASED = {
+    "postgres/0001_board.sql": "151a40f52bbf5c96",
+    "postgres/0002_instances.sql": "a6c2fcc6dd8ce7ca",
+    "postgres/0003_scale.sql": "32a035f2cf05920c",
+    "postgres/0004_overlap.sql": "077288ccb08e1a8f",
+    "postgres/0005_team.sql": "0ec9afbd94fdba72",
+    "postgres/0006_change_feed.sql": "de992efa01be9d57",
+    "sqlite/0001_board.sql": "ece4f43698e69b58",
+    "sqlite/0002_instances.sql": "872d675aa8375ce4",
+    "sqlite/0003_scale.sql": "32a035f2cf05920c",
+    "sqlite/0004_overlap.sql": "a10c573d0c5620b4",
+    "sqlite/0005_team.sql": "4844ad23e0a4660e",
+    "sqlite/0006_change_feed.sql": "f602a2c160c52389",
+}
+
+
+def test_released_migrations_are_unchanged() -> None:
+    import hashlib
+
+    for dialect in ("sqlite", "postgres"):
+        for _, filename, sql in migrations(dialect):
+            key = f"{dialect}/{filename}"
+            if key in RELEASED:
+                digest = hashlib.sha256(sql.encode()).hexdigest()[:16]
+                assert digest == RELEASED[key], f"{key} was released and is edited"
+    assert {k for k in RELEASED} <= {
+        f"{d}/{f}" for d in ("sqlite", "postgres") for _, f, _ in migrations(d)
+    }, "a released migration is gone"
+
+
+def test_no_schema_sql_any_more() -> None:
+    """A fresh board replays the migrations, then functions/: no third copy."""
+    assert not list(SQL_DIR.glob("*/schema.sql"))
+
+
+def _defined(dialect: str, pattern: str) -> set[str]:
+    return {
+        m.group(1)
+        for path in (SQL_DIR / dialect / "functions").glob("*.sql")
+        for m in re.finditer(pattern, path.read_text(), re.MULTILINE)
+    }
+
+
+def test_every_postgres_function_lives_in_functions(pg_server: str) -> None:
+    with pg_schema(pg_server) as url:
+        store = PostgresStore(url)
+        store.migrate(create=True)
+        on_board = {
+            r["proname"]
+            for r in store.conn.execute(
+                "SELECT proname FROM pg_proc WHERE pronamespace = current_schema()::regnamespace"
+            )
+        }
+        store.close()
+    defined = _defined("postgres", r"^CREATE OR REPLACE FUNCTION (\w+)\(")
+    assert len(on_board) > 50
+    assert on_board == defined, {
+        "on the board, not in functions/": sorted(on_board - defined),
+        "in functions/, not on the board": sorted(defined - on_board),
+    }
+    every_create = _defined("postgres", r"^CREATE (?!OR REPLACE)(\w+ \w+)")
+    assert every_create == set(), "functions/ is re-applied: only CREATE OR REPLACE there"
+
+
+def test_every_sqlite_trigger_lives_in_functions(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "b.db")
+    store.migrate(create=True)
+    on_board = {
+        r["name"]
+        for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+    }
+    assert on_board == {"lac_tasks_claimed"}
+    assert _defined("sqlite", r"^CREATE TRIGGER (\w+)") == on_board
+    assert _defined("sqlite", r"^DROP TRIGGER IF EXISTS (\w+);") == on_board
+
+
+def test_upgrade_reapplies_functions_and_keeps_team_attributes(pg_server: str) -> None:
+    """A board one version behind gets functions/ with its last migration: a
+    body changed since (here: lac_now's, damaged by hand) is the current one
+    again, and what `team enable` set on a function (SECURITY DEFINER, its
+    pinned search_path) survives the CREATE OR REPLACE."""
+    latest = latest_version("postgres")
+    with pg_schema(pg_server) as url:
+        store = PostgresStore(url)
+        store.migrate(create=True, upto=latest - 1)
+        conn = store.conn
+        conn.execute(
+            "CREATE OR REPLACE FUNCTION lac_now() RETURNS double precision"
+            " LANGUAGE sql STABLE AS $$ SELECT 0::double precision $$"
+        )
+        row = conn.execute("SELECT current_schema() AS s").fetchone()
+        assert row is not None
+        board = str(row["s"])
+        signature = "lac_api_claim(bigint, text, text, double precision, text)"
+        got = conn.execute(
+            "SELECT p.oid::regprocedure::text AS sig FROM pg_proc p"
+            " WHERE p.proname = 'lac_api_claim' AND pronamespace = current_schema()::regnamespace"
+        ).fetchone()
+        assert got is not None
+        signature = str(got["sig"])
+        conn.execute(
+            f'ALTER FUNCTION {signature} SECURITY DEFINER SET search_path = "{board}", pg_temp'
+        )
+        conn.commit()
+        assert conn.execute("SELECT lac_now() AS n").fetchone() == {"n": 0}
+        assert store.migrate(create=True) == latest
+        now = conn.execute("SELECT lac_now() AS n").fetchone()
+        assert now is not None and now["n"] > 1e9, "functions/ was not applied"
+        attributes = conn.execute(
+            "SELECT prosecdef, proconfig FROM pg_proc WHERE oid = %s::regprocedure", (signature,)
+        ).fetchone()
+        assert attributes == {
+            "prosecdef": True,
+            "proconfig": [f"search_path={board}, pg_temp"],
+        }
+        plain = conn.execute(
+            "SELECT count(*) AS n FROM pg_proc WHERE pronamespace = current_schema()::regnamespace"
+            " AND prosecdef"
+        ).fetchone()
+        assert plain == {"n": 1}, "only the function team mode changed is SECURITY DEFINER"
+        store.close()
+
+
+def test_a_failing_functions_script_rolls_back_the_last_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """functions/ runs in the last migration's transaction: if it fails, the
+    board stays at the version before, and the next open tries again."""
+    from git_lacunari.store import base
+
+    latest = latest_version("sqlite")
+    store = SqliteStore(tmp_path / "b.db")
+    store.migrate(create=True, upto=latest - 1)
+    monkeypatch.setattr(base, "functions", lambda d: "SELECT lac_no_such_function();")
+    with pytest.raises(Exception, match="lac_no_such_function"):
+        store.migrate(create=True)
+    assert store.schema_version() == latest - 1
+    monkeypatch.undo()
+    assert store.migrate(create=True) == latest
+    store.close()

@@ -1,4 +1,4 @@
-"""The overlap rule on the server (sql/postgres/0004_overlap.sql) says what
+"""The overlap rule on the server (sql/postgres/functions/overlap.sql) says what
 git_lacunari/paths.py says: lac_covers = paths.covers, lac_overlap =
 paths.overlap, lac_index_key = paths.index_key, lac_ancestor_keys =
 paths.ancestor_keys, lac_lower / lac_casefold = str.lower / str.casefold.
@@ -301,8 +301,10 @@ def test_lower_and_casefold_agree_with_python(db: Conn) -> None:
 
 
 def test_generated_case_functions_are_current() -> None:
-    """The migration and schema.sql hold what git_lacunari.casemap generates
-    (`python -m git_lacunari.casemap --write` rewrites them)."""
+    """functions/casemap.sql holds what git_lacunari.casemap generates
+    (`python -m git_lacunari.casemap --write` rewrites it), and only it."""
+    assert [p.name for p in casemap.targets()] == ["casemap.sql"]
+    assert all(p.parent.name == "functions" for p in casemap.targets())
     block = casemap.generate()
     for target in casemap.targets():
         text = target.read_text("utf-8")

@@ -1,6 +1,6 @@
 """One store protocol, two backends.
 
-The board layer speaks only in named queries (``sql/<dialect>/queries.sql``)
+The board layer speaks only in named queries (``sql/<dialect>/queries/``)
 and transactions; each backend supplies the connection, the parameter style
 and the schema migrations of its dialect. ``psycopg`` is imported only when a
 PostgreSQL board is opened, so the embedded default stays cheap to start.
@@ -12,6 +12,8 @@ import re
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
+
+from .query_names import QueryName
 
 Row = dict[str, Any]
 
@@ -36,13 +38,13 @@ class Store(Protocol):
     def snapshot(self) -> AbstractContextManager[None]:
         """A read-only transaction that sees one instant across its statements."""
 
-    def all(self, query: str, /, **params: Any) -> list[Row]: ...
+    def all(self, query: QueryName, /, **params: Any) -> list[Row]: ...
 
-    def one(self, query: str, /, **params: Any) -> Row | None: ...
+    def one(self, query: QueryName, /, **params: Any) -> Row | None: ...
 
-    def run(self, query: str, /, **params: Any) -> int: ...
+    def run(self, query: QueryName, /, **params: Any) -> int: ...
 
-    def atomic(self, query: str, /, **params: Any) -> Row | None:
+    def atomic(self, query: QueryName, /, **params: Any) -> Row | None:
         """Run one statement as a transaction of its own and return its first row.
 
         On PostgreSQL that is a single autocommit round trip; SQLite wraps it in

@@ -15,7 +15,8 @@ from typing import Any, Protocol
 
 from ..errors import BadDuration, BoardBusy, BoardTooNew, CannotWorkHere, LacError
 from . import Row
-from .queries import fresh_schema, latest_version, migrations
+from .queries import functions, latest_version, migrations
+from .query_names import QueryName
 
 DEFAULT_TIMEOUT_S = 5.0
 # lac.timeout's ceiling: PostgreSQL's statement_timeout (2T, in ms) must fit an int.
@@ -85,7 +86,7 @@ class StoreBase:
         """The user-facing error for a driver error, or None for a bug to surface."""
         raise NotImplementedError
 
-    def _atomic_once(self, query: str, params: dict[str, Any]) -> Row | None:
+    def _atomic_once(self, query: QueryName, params: dict[str, Any]) -> Row | None:
         with self.write():
             return self.one(query, **params)
 
@@ -104,7 +105,7 @@ class StoreBase:
             raise error from None
 
     @contextmanager
-    def _begin(self, write: bool, begin: str | None = None) -> Iterator[None]:
+    def _begin(self, write: bool, begin: QueryName | None = None) -> Iterator[None]:
         """The outermost transaction: commit on success, roll back on any error."""
         self.run(begin or ("begin_write" if write else "begin_read"))
         try:
@@ -126,7 +127,7 @@ class StoreBase:
             pass  # the connection is gone: so is its transaction; the first error tells
 
     @contextmanager
-    def _transaction(self, write: bool, begin: str | None = None) -> Iterator[None]:
+    def _transaction(self, write: bool, begin: QueryName | None = None) -> Iterator[None]:
         if self._depth:  # nested: part of the enclosing transaction
             self._depth += 1
             try:
@@ -154,25 +155,25 @@ class StoreBase:
 
     # --- named queries --------------------------------------------------------
 
-    def _execute(self, query: str, params: dict[str, Any]) -> Cursor:
+    def _execute(self, query: QueryName, params: dict[str, Any]) -> Cursor:
         return self._cursor(self.queries[query], params)
 
-    def all(self, query: str, /, **params: Any) -> list[Row]:
+    def all(self, query: QueryName, /, **params: Any) -> list[Row]:
         with self._translated():
             rows: list[Row] = self._execute(query, params).fetchall()
         return rows
 
-    def one(self, query: str, /, **params: Any) -> Row | None:
+    def one(self, query: QueryName, /, **params: Any) -> Row | None:
         with self._translated():
             cursor = self._execute(query, params)
             row: Row | None = cursor.fetchone() if cursor.description is not None else None
         return row
 
-    def run(self, query: str, /, **params: Any) -> int:
+    def run(self, query: QueryName, /, **params: Any) -> int:
         with self._translated():
             return self._execute(query, params).rowcount
 
-    def atomic(self, query: str, /, **params: Any) -> Row | None:
+    def atomic(self, query: QueryName, /, **params: Any) -> Row | None:
         if self._depth:  # inside a transaction: simply join it
             return self.one(query, **params)
         for attempt in range(1, TRANSIENT_ATTEMPTS + 1):
@@ -205,10 +206,13 @@ class StoreBase:
 
     def migrate(self, create: bool, upto: int | None = None) -> int:
         """Bring the schema to ``upto`` (default: the latest), one transaction
-        per step; a board with no schema gets ``schema.sql`` whole. Concurrent
-        first uses are serialised by ``serialize_migrations``, and each step
-        re-reads the version inside its transaction, so it is applied once."""
-        latest = latest_version(self.dialect) if upto is None else upto
+        per step; a board with no schema replays every migration in one
+        transaction. The step that reaches the latest version also applies
+        ``functions/`` (sql/README.md). Concurrent first uses are serialised
+        by ``serialize_migrations``, and each step re-reads the version inside
+        its transaction, so it is applied once."""
+        final = latest_version(self.dialect)
+        latest = final if upto is None else upto
         current = self.schema_version()
         if current == latest:  # the common case: no write transaction at all
             return latest
@@ -228,20 +232,30 @@ class StoreBase:
                 self._script(self.queries["version_table"])
                 current = self.schema_version()  # another process may have won the race
                 self._refuse_too_new(current, latest)
-                step = _next_step(self.dialect, current, latest, fresh=upto is None)
-                if step is None:
+                steps = _next_steps(self.dialect, current, latest, fresh=upto is None)
+                if not steps:
                     return latest
-                version, name, sql = step
-                self._script(sql)
-                self.run("record_version", version=version, name=name)
+                for version, name, sql in steps:
+                    self._script(sql)
+                    self.run("record_version", version=version, name=name)
+                if steps[-1][0] == final:
+                    self._apply_functions()
+
+    def _apply_functions(self) -> None:
+        """Run ``functions/`` over the migrated schema. CREATE OR REPLACE
+        resets what the text does not say, so the attributes team mode set
+        on a function (SECURITY DEFINER, its pinned search_path) are read
+        first and set again after; grants and owners survive by themselves."""
+        restore = [row["ddl"] for row in self.all("function_attributes_ddl")]
+        self._script(functions(self.dialect))
+        for ddl in restore:
+            self._script(str(ddl))
 
 
-def _next_step(
+def _next_steps(
     dialect: str, current: int | None, latest: int, *, fresh: bool
-) -> tuple[int, str, str] | None:
-    if current is None and fresh:
-        return latest, "schema.sql", fresh_schema(dialect)
-    for version, filename, sql in migrations(dialect):
-        if (current or 0) < version <= latest:
-            return version, filename, sql
-    return None
+) -> list[tuple[int, str, str]]:
+    """Every migration up to ``latest`` for a board with no schema (created
+    at once), else the next one."""
+    pending = [m for m in migrations(dialect) if (current or 0) < m[0] <= latest]
+    return pending if current is None and fresh else pending[:1]

@@ -37,6 +37,7 @@ from ..errors import (
 from . import Row, redact
 from .base import DEFAULT_TIMEOUT_S, Cursor, StoreBase
 from .queries import load_queries
+from .query_names import QueryName
 
 POLL_FALLBACK_S = 2.0
 PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
@@ -200,7 +201,7 @@ class PostgresStore(StoreBase):
     def _classify(self, exc: Exception) -> LacError | None:
         return classify(exc, self.url, self.timeout, self.conn)
 
-    def _atomic_once(self, query: str, params: dict[str, Any]) -> Row | None:
+    def _atomic_once(self, query: QueryName, params: dict[str, Any]) -> Row | None:
         # The connection is in autocommit mode: outside a transaction block a
         # single statement is its own transaction, one round trip.
         return self.one(query, **params)

@@ -1,7 +1,7 @@
 """The embedded board: one SQLite file in the git common dir.
 
 WAL lets readers run beside the single writer; every write transaction is
-``BEGIN IMMEDIATE`` (``sql/sqlite/store.sql``). A writer waits for another at
+``BEGIN IMMEDIATE`` (``sql/sqlite/queries/store.sql``). A writer waits for another at
 most the busy timeout (``lac.timeout``), then gets ``BoardBusy``, not a hang.
 """
 

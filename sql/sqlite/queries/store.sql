@@ -1,6 +1,6 @@
 -- The store's own statements for the embedded board (store/base.py and
 -- store/sqlite.py run them; the board layer never does). Every name here
--- exists in sql/postgres/store.sql too (tests/test_store.py proves it); where
+-- exists in sql/postgres/queries/store.sql too (tests/test_queries.py); where
 -- SQLite needs nothing, the twin says why.
 
 -- name: open_session
@@ -37,6 +37,11 @@ SELECT max(version) AS v FROM lac_schema_version
 
 -- name: record_version
 INSERT INTO lac_schema_version (version, name, applied_at) VALUES (:version, :name, {{now}})
+
+-- name: function_attributes_ddl
+-- PostgreSQL's team mode only (SECURITY DEFINER survives functions/ there);
+-- an SQLite trigger has no attributes to keep.
+SELECT NULL AS ddl WHERE 0
 
 -- name: serialize_migrations
 -- Every write transaction is BEGIN IMMEDIATE: migrations are already serial.

@@ -1,5 +1,5 @@
 -- Team mode's administration (git_lacunari/team.py runs these; PostgreSQL
--- only, so not in queries.sql). Role names are computed in Python
+-- only: declared so in store/queries.py's DIALECT_ONLY). Role names are computed in Python
 -- (team.role_names) and passed in; DDL is built here with format(%I/%L)
 -- from the catalog, so every table and function of the board is covered,
 -- whichever migration made it.

@@ -1,6 +1,6 @@
 -- The store's own statements for a PostgreSQL board (store/base.py and
 -- store/postgres.py run them; the board layer never does). Every name here
--- exists in sql/sqlite/store.sql too (tests/test_store.py proves it).
+-- exists in sql/sqlite/queries/store.sql too (tests/test_queries.py).
 -- Everything is keyed by current_schema(), so two boards in one database
 -- never share a lock or a channel.
 
@@ -37,6 +37,22 @@ SELECT max(version) AS v FROM lac_schema_version
 
 -- name: record_version
 INSERT INTO lac_schema_version (version, name) VALUES (:version, :name)
+
+-- name: function_attributes_ddl
+-- Before functions/ is applied (store/base.py): what puts back the attributes
+-- a CREATE OR REPLACE would reset on a team board's functions (`team
+-- enable`: SECURITY DEFINER, search_path pinned), one statement a row. A
+-- search_path is written back as PostgreSQL flattened it (names quoted).
+SELECT format('ALTER FUNCTION %s SECURITY DEFINER', p.oid::regprocedure) AS ddl
+  FROM pg_proc p
+ WHERE p.pronamespace = current_schema()::regnamespace AND p.prosecdef
+UNION ALL
+SELECT format('ALTER FUNCTION %s SET %I = %s', p.oid::regprocedure, split_part(c, '=', 1),
+              CASE WHEN split_part(c, '=', 1) = 'search_path'
+                   THEN substr(c, strpos(c, '=') + 1)
+                   ELSE quote_literal(substr(c, strpos(c, '=') + 1)) END)
+  FROM pg_proc p, unnest(p.proconfig) AS c
+ WHERE p.pronamespace = current_schema()::regnamespace AND p.prosecdef
 
 -- name: serialize_migrations
 -- Taken first in every migration transaction: concurrent first uses create

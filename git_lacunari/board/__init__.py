@@ -24,6 +24,8 @@ lock is granted. Refusals are raised as the typed reasons of
 
 from __future__ import annotations
 
+from typing import Any
+
 from .claims import MAX_NEXT_SKIPS, Claim, Claims
 from .core import COUNT_CAP, BlobLookup, Page
 from .liveness import SWEEP_EVERY_S
@@ -69,7 +71,7 @@ class Board(Claims, Locks):
     ignorecase=…, blob_ids=…)`` (:class:`.core.BoardCore`). Its verbs are
     those of its parts, listed in this module's docstring."""
 
-    def snapshot(self, *, actions: bool = False) -> dict[str, object]:
+    def snapshot(self, *, actions: bool = False) -> dict[str, Any]:
         """The live page's whole data (:func:`.snapshot.snapshot`)."""
         from .snapshot import snapshot
 

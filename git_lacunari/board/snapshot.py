@@ -148,7 +148,7 @@ def snapshot(board: Board, *, actions: bool = False) -> dict[str, Any]:
     return {
         "board": {
             "dialect": store.dialect,
-            "where": str(getattr(store, "where", "")),
+            "where": store.where,
             "team_mode": bool(team and team["value"] == "on"),
             "role": role["role"] if role else None,
         },

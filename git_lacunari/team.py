@@ -28,17 +28,19 @@ Decisions (README, "Team mode"):
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 import re
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import CannotWorkHere, InvalidInput
 from .identity import Identity
 from .store import Row, Store
 from .store.query_names import QueryName
+
+if TYPE_CHECKING:
+    from .store.postgres import PostgresStore
 
 KINDS = ("owner", "agent", "keeper", "admin", "reader")
 MAX_ROLE_BYTES = 63
@@ -59,46 +61,27 @@ def role_names(board: str) -> dict[str, str]:
     return names
 
 
-@functools.cache
-def _queries() -> dict[str, str]:
-    from .store.postgres import to_pyformat
-    from .store.queries import named_blocks
-
-    return {name: to_pyformat(sql) for name, sql in named_blocks("postgres", "team.sql").items()}
-
-
-def _pg(store: Store) -> Any:
+def _pg(store: Store) -> PostgresStore:
     if store.dialect != "postgres":
         raise InvalidInput(
             "team mode needs a PostgreSQL board: git lac init --url postgresql://HOST/DB"
         )
+    from .store.postgres import PostgresStore  # loaded already: the store is one
+
+    assert isinstance(store, PostgresStore)
     return store
 
 
 def _all(store: Store, query: QueryName, /, **params: Any) -> list[Row]:
-    pg = _pg(store)
-    with pg._translated():
-        rows: list[Row] = pg.conn.execute(_queries()[query], params).fetchall()
-    return rows
+    return _pg(store).team_all(query, **params)
 
 
 def _one(store: Store, query: QueryName, /, **params: Any) -> Row | None:
-    pg = _pg(store)
-    with pg._translated():
-        cursor = pg.conn.execute(_queries()[query], params)
-        row: Row | None = cursor.fetchone() if cursor.description is not None else None
-    return row
+    return _pg(store).team_one(query, **params)
 
 
 def _ddl(store: Store, query: QueryName, /, **params: Any) -> None:
-    for row in _all(store, query, **params):
-        _exec(store, str(row["ddl"]))
-
-
-def _exec(store: Store, ddl: str) -> None:
-    pg = _pg(store)
-    with pg._translated():
-        pg.conn.execute(ddl.encode())
+    _pg(store).team_ddl(query, **params)
 
 
 # --- who acts ------------------------------------------------------------------
@@ -246,8 +229,7 @@ def add(
             verifier = None
             if password:
                 secret = secrets.token_urlsafe(18)
-                pg = _pg(store)
-                verifier = pg.conn.pgconn.encrypt_password(secret.encode(), name.encode()).decode()
+                verifier = _pg(store).password_verifier(secret, name)
             _ddl(store, "team_create_login_ddl", role=name, verifier=verifier)
         for group in groups:
             _ddl(store, "team_grant_ddl", group=names[group], role=name)

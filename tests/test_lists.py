@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from git_lacunari import board as board_module
+from git_lacunari.board import tasks as board_tasks
 
 from .conftest import Boards, Result, lac_inprocess
 
@@ -81,7 +81,7 @@ def test_the_default_page_is_fifty(lac: Lac, boards: Boards) -> None:
 def test_more_is_counted_up_to_a_cap(
     mixed: Lac, boards: Boards, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(board_module, "COUNT_CAP", 2)
+    monkeypatch.setattr(board_tasks, "COUNT_CAP", 2)  # where the listings read it
     cut = mixed("tasks", "--all", "--limit", "1", "--json")
     assert (cut.json["more"], cut.json["more_exact"]) == (2, False)
     assert mixed("tasks", "--all", "--limit", "1").err.strip() == (

@@ -29,6 +29,10 @@ class Store(Protocol):
     dialect: str
     url: str
 
+    @property
+    def where(self) -> str:
+        """The board, as messages and the page name it (never with a password)."""
+
     def write(self) -> AbstractContextManager[None]:
         """A transaction that may write; commits on success, rolls back on error."""
 

@@ -60,6 +60,15 @@ def pg_queries() -> dict[str, str]:
     return {name: to_pyformat(sql) for name, sql in load_queries("postgres").items()}
 
 
+@functools.cache
+def team_queries() -> dict[str, str]:
+    """Team mode's administration (``sql/postgres/team.sql``): PostgreSQL only,
+    so kept apart from the named queries both dialects share."""
+    from .queries import named_blocks
+
+    return {name: to_pyformat(sql) for name, sql in named_blocks("postgres", "team.sql").items()}
+
+
 def url_sets_schema(url: str) -> bool:
     """Does the URL (or PGOPTIONS) choose the schema itself (``-c search_path=``)?"""
     try:
@@ -246,6 +255,32 @@ class PostgresStore(StoreBase):
                 return
             with self._translated():
                 self.conn.execute(str(row["ddl"]).encode())
+
+    # --- team mode's administration (git_lacunari/team.py) ---------------------
+
+    def team_all(self, query: QueryName, /, **params: Any) -> list[Row]:
+        """Every row of one of team mode's named queries (:func:`team_queries`)."""
+        with self._translated():
+            rows: list[Row] = self.conn.execute(team_queries()[query], params).fetchall()
+        return rows
+
+    def team_one(self, query: QueryName, /, **params: Any) -> Row | None:
+        with self._translated():
+            cursor = self.conn.execute(team_queries()[query], params)
+            row: Row | None = cursor.fetchone() if cursor.description is not None else None
+        return row
+
+    def team_ddl(self, query: QueryName, /, **params: Any) -> None:
+        """Run the statements a ``*_ddl`` team query composes (each row's ``ddl``,
+        quoted by the server's own ``format()``), inside the caller's transaction."""
+        for row in self.team_all(query, **params):
+            with self._translated():
+                self.conn.execute(str(row["ddl"]).encode())
+
+    def password_verifier(self, secret: str, role: str) -> str:
+        """The SCRAM verifier of ``secret`` for ``role``, computed by libpq on
+        this side: the password itself never reaches the server or a log."""
+        return self.conn.pgconn.encrypt_password(secret.encode(), role.encode()).decode()
 
     def boards(self) -> list[Row]:
         """Every board of this database: each schema holding a board."""

@@ -65,15 +65,18 @@ function when(at) {
     duration(boardNow() - at) + " ago");
 }
 
+// When a claim goes stale is the server's answer (rules.stale_at): the page
+// has no staleness rule of its own, only its clock to compare with.
 function isStale(task, now) {
-  if (task.state !== "claimed" || task.heartbeat_at === null) return false;
-  const limit = task.stale_after || state.snap.stale_after;
-  return now - task.heartbeat_at > limit;
+  return task.stale_at !== null && task.stale_at !== undefined && now > task.stale_at;
 }
 
 function whyText(reason) {
   if (reason.kind === "waiting") return `waiting on #${reason.task} (${reason.state})`;
   if (reason.kind === "capability") return `needs capability ${reason.capability} (no agent has it)`;
+  if (reason.kind === "capabilities") {
+    return `needs capabilities ${reason.capabilities.join(", ")} (no one agent has them all)`;
+  }
   if (reason.kind === "path") {
     const on = reason.task === null ? "" : ` on #${reason.task}`;
     return `path ${reason.path} held by ${reason.holder} (${reason.pattern}${on})`;

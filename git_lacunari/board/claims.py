@@ -1,0 +1,288 @@
+"""Claims: by id, next in a lane, released, done, failed, and what is ready."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import (
+    InvalidInput,
+    NotFound,
+    NotOpen,
+    PathLocked,
+    Refused,
+)
+from ..model import (
+    DEFAULT_LANE,
+    EventKind,
+    Lock,
+    PathSpec,
+    Task,
+    TaskState,
+)
+from .tasks import Tasks
+from .validate import validate_lane, validate_task_id
+
+# How many claimable-but-path-blocked tasks `claim --next` steps over before
+# it gives up; each is a cheap indexed query.
+MAX_NEXT_SKIPS = 200
+
+
+@dataclass
+class Claim:
+    task: Task
+    locks: list[Lock]
+    again: bool  # it was already ours: an idempotent retry
+
+
+class Claims(Tasks):
+    def claim(
+        self,
+        task_id: int,
+        *,
+        writes: Sequence[str] = (),
+        reads: Sequence[str] = (),
+        stale_after: float | None = None,
+        take_over: bool = False,
+    ) -> Claim:
+        """Claim one task by id, with its declared path locks, or be refused whole.
+
+        ``take_over``: our agent name holds it from another instance (a crashed
+        machine, an old clone); move the claim and its locks here, recorded
+        as ``taken_over``. It never takes another agent's claim.
+        """
+        task_id = validate_task_id(task_id)
+        extra = self.specs(writes, reads)
+        self._ensure_agent()
+        stale_after = self.claim_stale_after(stale_after)
+        with self.store.write():
+            row = self.store.one(
+                "claim",
+                task_id=task_id,
+                agent=self.agent,
+                instance=self.instance,
+                stale_after=stale_after,
+            )
+            if row is not None:
+                return self._finish_claim(row, extra, again=False)
+            current = self.store.one("get_task", task_id=task_id)
+            if (
+                current is None
+                or current["state"] != TaskState.CLAIMED
+                or current["owner"] != self.agent
+            ):
+                raise self._why_not_claimable(task_id)
+            if current["instance"] != self.instance:
+                if not take_over:
+                    raise self._why_not_claimable(task_id)
+                current = self._take_over(task_id, current.get("instance"))
+            else:
+                # Our own claim, here: claiming it again is a harmless retry.
+                self.store.run(
+                    "heartbeat",
+                    agent=self.agent,
+                    instance=self.instance,
+                    ids=json.dumps([task_id]),
+                )
+            return self._finish_claim({**current, "has_paths": True}, extra, again=True)
+
+    def _take_over(self, task_id: int, previous: str | None) -> dict[str, Any]:
+        """Move our agent's claim of ``task_id`` and its locks to this instance."""
+        was = self.where_of(previous)
+        row = self.store.one("take_over", task_id=task_id, agent=self.agent, instance=self.instance)
+        if row is None:
+            raise self._why_not_claimable(task_id)
+        self.store.run("take_over_locks", task_id=task_id, agent=self.agent, instance=self.instance)
+        self._event(
+            EventKind.TAKEN_OVER,
+            task_id,
+            previous_instance=previous,
+            previous_where=was,
+            instance=self.instance,
+            where=self.identity.instance_where,
+        )
+        return dict(row)
+
+    def _finish_claim(self, row: dict[str, Any], extra: list[PathSpec], again: bool) -> Claim:
+        """Take the claimed task's path locks (or raise, rolling the claim back)."""
+        task = Task.from_row(row)
+        for spec in extra:
+            self.store.run(
+                "insert_task_path", task_id=task.id, pattern=spec.pattern, mode=spec.mode.code
+            )
+        locks: list[Lock] = []
+        if row["has_paths"] or extra:
+            task.paths = self._task_specs(task.id)
+            locks = self._grant(task.paths, task.id)
+        if locks and not again:  # the claiming statement recorded the claim
+            self._event(EventKind.LOCKED, task.id, paths=[[lk.pattern, lk.mode] for lk in locks])
+        task.locks = locks
+        return Claim(task, locks, again)
+
+    def claim_next(
+        self,
+        lane: str = DEFAULT_LANE,
+        *,
+        writes: Sequence[str] = (),
+        reads: Sequence[str] = (),
+        stale_after: float | None = None,
+        wait: float | None = None,
+    ) -> Claim:
+        """The highest-priority, oldest claimable open task in ``lane`` whose
+        paths are free; with ``wait``, block up to that many seconds for one."""
+        deadline = time.monotonic() + (wait or 0.0)
+        while True:
+            try:
+                return self._claim_next_once(lane, writes, reads, stale_after)
+            except NotFound:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise
+                self.store.wait_for_work(left)
+
+    def _claim_next_once(
+        self,
+        lane: str,
+        writes: Sequence[str],
+        reads: Sequence[str],
+        stale_after: float | None,
+    ) -> Claim:
+        lane = validate_lane(lane)
+        extra = self.specs(writes, reads)
+        self._ensure_agent()
+        self._sweep_now_and_then()
+        stale_after = self.claim_stale_after(stale_after)
+        if not extra:
+            row = self.store.atomic(
+                "claim_next_free",
+                lane=lane,
+                agent=self.agent,
+                instance=self.instance,
+                stale_after=stale_after,
+            )
+            if row is not None:
+                return Claim(Task.from_row(row), [], again=False)
+        skipped: list[int] = []
+        with self.store.write():
+            while len(skipped) <= MAX_NEXT_SKIPS:
+                candidate = self.store.one(
+                    "next_candidate", lane=lane, agent=self.agent, skip=json.dumps(skipped)
+                )
+                if candidate is None:
+                    break
+                task_id = int(candidate["id"])
+                if candidate["has_paths"] or extra:
+                    self._serialize_grants()
+                    if self._conflicts(self._task_specs(task_id) + extra):
+                        skipped.append(task_id)
+                        continue
+                row = self.store.one(
+                    "claim",
+                    task_id=task_id,
+                    agent=self.agent,
+                    instance=self.instance,
+                    stale_after=stale_after,
+                )
+                if row is None:  # taken between our look and our claim
+                    skipped.append(task_id)
+                    continue
+                return self._finish_claim(row, extra, again=False)
+        raise NotFound(lane=lane, blocked=skipped)
+
+    def release(self, task_id: int, *, force: bool = False, reason: str | None = None) -> Task:
+        task_id = validate_task_id(task_id)
+        if force and not (reason and reason.strip()):
+            raise InvalidInput("--force needs --reason TEXT: say why for the history")
+        with self.store.write():
+            task = self._require_task(task_id)
+            if task.state != TaskState.CLAIMED:
+                raise NotOpen(task=task_id, state=task.state, advice="only a claim is released")
+            if task.owner != self.agent and not force:
+                raise self._not_ours(task, "--force --reason TEXT releases it anyway")
+            if task.owner == self.agent and task.instance != self.instance and not force:
+                raise self._elsewhere(task, "--force --reason TEXT releases it anyway")
+            if self.store.one("release", task_id=task_id, owner=task.owner) is None:
+                raise self._why_not_claimable(task_id)
+            locks = self.store.all("delete_task_locks", task_id=task_id)
+            freed = [r["pattern"] for r in locks]
+            self.store.one("notify_work", lane=task.lane)
+            if self._is_ours(task.owner, task.instance):
+                self._event(EventKind.RELEASED, task_id, locks=freed)
+            else:
+                self._event(
+                    EventKind.FORCE_RELEASED,
+                    task_id,
+                    previous_owner=task.owner,
+                    reason=reason,
+                    locks=freed,
+                )
+            return self._require_task(task_id)
+
+    def done(self, task_id: int) -> Task:
+        task_id = validate_task_id(task_id)
+        with self.store.write():
+            if (
+                self.store.one("done", task_id=task_id, agent=self.agent, instance=self.instance)
+                is None
+            ):
+                task = self._require_task(task_id)
+                if task.state == TaskState.CLAIMED and task.owner == self.agent:
+                    raise self._elsewhere(task, "--take-over on a claim moves it here first")
+                if task.state == TaskState.CLAIMED:
+                    raise self._not_ours(task)
+                raise NotOpen(
+                    task=task_id, state=task.state, advice="claim it before marking it done"
+                )
+            locks = self.store.all("delete_task_locks", task_id=task_id)
+            self._event(EventKind.DONE, task_id, locks=[r["pattern"] for r in locks])
+            return self._require_task(task_id)
+
+    def fail(
+        self, task_id: int, *, status: int, max_attempts: int, reason: str | None = None
+    ) -> Task:
+        """A run of our claim failed: back on the board with a ``failed``
+        event, or parked (visibly, state ``parked``) once it has failed
+        ``max_attempts`` times. ``status`` is the command's exit status."""
+        with self.store.write():
+            task = self._require_own_claim(task_id)
+            locks = [r["pattern"] for r in self.store.all("delete_task_locks", task_id=task_id)]
+            detail: dict[str, Any] = {"exit_code": status, "attempt": task.attempts, "locks": locks}
+            if reason is not None:  # it never ran: why (a worktree that could not be made)
+                detail["reason"] = reason
+            self._event(EventKind.FAILED, task_id, **detail)
+            if task.attempts >= max_attempts:
+                self.store.one("park", task_id=task_id, owner=self.agent)
+                self._event(
+                    EventKind.PARKED, task_id, attempts=task.attempts, max_attempts=max_attempts
+                )
+            else:
+                self.store.one("release", task_id=task_id, owner=self.agent)
+                self.store.one("notify_work", lane=task.lane)
+            return self._require_task(task_id)
+
+    def ready(self, lane: str = DEFAULT_LANE) -> tuple[list[Task], list[tuple[Task, Refused]]]:
+        """What ``claim --next`` would take in ``lane``, in its order, and for
+        each open task it would not take, why. The claimable rule is the SQL
+        one; the reasons are those a refused claim gives."""
+        lane = validate_lane(lane)
+        self._ensure_agent()
+        self._sweep_now_and_then()  # as claim --next does, so both see the same board
+        ready: list[Task] = []
+        blocked: list[tuple[Task, Refused]] = []
+        with self.store.read():
+            for row in self.store.all("lane_open_tasks", lane=lane, agent=self.agent):
+                task = Task.from_row(row)
+                if not row["claimable"]:
+                    blocked.append((task, self._why_not_claimable(task.id)))
+                    continue
+                if row["has_paths"]:
+                    task.paths = self._task_specs(task.id)
+                    conflicts = self._conflicts(task.paths)
+                    if conflicts:
+                        blocked.append((task, PathLocked(conflicts)))
+                        continue
+                ready.append(task)
+        return ready, blocked

@@ -1,0 +1,179 @@
+"""The part every other part stands on: the store, the identity acting, the
+board's clock, the event record, and the few lookups they all make."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from .. import paths, rules
+from ..errors import (
+    AlreadyClaimed,
+    NotFound,
+    NotOwner,
+    Refused,
+)
+from ..identity import Identity
+from ..model import (
+    EventKind,
+    LockMode,
+    PathSpec,
+    Task,
+    TaskState,
+)
+from ..store import Store
+
+# A listing says how many more rows match, counted up to this many: a count
+# never reads more than COUNT_CAP index entries, so a page costs the same on
+# a board of a thousand tasks and of a million.
+COUNT_CAP = 10_000
+
+BlobLookup = Callable[[list[str]], dict[str, str]]
+
+
+T = TypeVar("T")
+
+
+@dataclass
+class Page(Generic[T]):
+    """One page of a listing: its items, and how many more match (counted
+    up to :data:`COUNT_CAP`; ``more_exact`` is false when there are more)."""
+
+    items: list[T]
+    more: int = 0
+    more_exact: bool = True
+
+
+class BoardCore:
+    """The constructor every part shares, and the helpers they all use."""
+
+    def __init__(
+        self,
+        store: Store,
+        identity: Identity,
+        *,
+        prefix: str = "",
+        ignorecase: bool = False,
+        blob_ids: BlobLookup | None = None,
+    ) -> None:
+        self.store = store
+        self.identity = identity
+        self.agent = identity.name
+        self.instance = identity.instance  # where we run: claims and locks are held here
+        self.prefix = prefix
+        self.ignorecase = ignorecase
+        self.blob_ids = blob_ids
+        # Merged into every event this Board records: who acted, where the
+        # agent is a service (`git lac serve` records the person on its page).
+        self.audit: dict[str, Any] = {}
+        self._agent_recorded = False
+        self._last_sweep = float("-inf")
+
+    # --- helpers ------------------------------------------------------------
+
+    def normalize(self, pattern: str) -> str:
+        return paths.normalize(pattern, self.prefix)
+
+    def specs(self, writes: Iterable[str] = (), reads: Iterable[str] = ()) -> list[PathSpec]:
+        """Validated, de-duplicated path specs; a pattern both read and written is a write."""
+        found: dict[str, LockMode] = {}
+        for pattern in reads:
+            found.setdefault(self.normalize(pattern), LockMode.READ)
+        for pattern in writes:
+            found[self.normalize(pattern)] = LockMode.WRITE
+        return [PathSpec(p, m) for p, m in found.items()]
+
+    def now(self) -> float:
+        """The board's clock (the store's): every age and every staleness is
+        measured against it, never against this machine's clock."""
+        row = self.store.one("now_value")
+        return float(row["now"]) if row else 0.0
+
+    def _event(self, kind: EventKind, task_id: int | None, **detail: Any) -> None:
+        self.store.run(
+            "insert_event",
+            task_id=task_id,
+            agent=self.agent,
+            kind=kind,
+            detail=json.dumps({**self.audit, **detail}, sort_keys=True),
+        )
+
+    def _ensure_agent(self) -> None:
+        """Put our capabilities where ``lac_claimable`` reads them, once per Board."""
+        if not self._agent_recorded:
+            caps = json.dumps(list(self.identity.capabilities))
+            self.store.atomic("upsert_agent", agent=self.agent, caps=caps)
+            self._record_instance()
+            self._agent_recorded = True
+
+    def _record_instance(self) -> None:
+        host, _, path = self.identity.instance_where.partition(":")
+        self.store.atomic(
+            "upsert_instance", instance=self.instance, agent=self.agent, host=host, path=path
+        )
+
+    def where_of(self, instance: str | None) -> str:
+        """An instance as people know it: host:path (or its id, if never recorded)."""
+        row = self.store.one("get_instance", instance=instance) if instance else None
+        if row is None:
+            return f"instance {instance or 'unknown'}"
+        return f"{row['host']}:{row['path']}"
+
+    def _is_ours(self, owner: str | None, instance: str | None) -> bool:
+        """Held by us *here*: the same agent name at another instance is another."""
+        return rules.is_ours(owner, instance, self.agent, self.instance)
+
+    def _elsewhere(self, task: Task, advice: str = "") -> Refused:
+        """Our name, another working tree: refused as already claimed, naming where."""
+        return AlreadyClaimed(
+            task=task.id, holder=task.owner, where=self.where_of(task.instance), advice=advice
+        )
+
+    def _task_row(self, task_id: int) -> Task | None:
+        row = self.store.one("get_task", task_id=task_id)
+        return Task.from_row(row) if row else None
+
+    def _require_task(self, task_id: int) -> Task:
+        task = self._task_row(task_id)
+        if task is None:
+            raise NotFound(task=task_id)
+        return task
+
+    def _not_ours(self, task: Task, advice: str = "") -> Refused:
+        return NotOwner(agent=self.agent, task=task.id, holder=task.owner, advice=advice)
+
+    def _require_own_claim(self, task_id: int, advice: str = "") -> Task:
+        """The task, if it is claimed by us; else refused as ``not_owner``."""
+        task = self._require_task(task_id)
+        if task.state != TaskState.CLAIMED or task.owner != self.agent:
+            raise self._not_ours(task, advice)
+        if task.instance != self.instance:
+            raise self._elsewhere(task, advice)
+        return task
+
+    def _task_specs(self, task_id: int) -> list[PathSpec]:
+        return [
+            PathSpec(r["pattern"], LockMode.stored(r["mode"]))
+            for r in self.store.all("task_paths", task_id=task_id)
+        ]
+
+    def _why_not_claimable(self, task_id: int) -> Refused:
+        """Looked up only after the claiming UPDATE came back empty
+        (:func:`git_lacunari.rules.why_not_claimable`)."""
+        task = self._task_row(task_id)
+        deps: list[tuple[int, str]] = []
+        if task is not None and task.state == TaskState.OPEN:
+            deps = [
+                (int(r["id"]), str(r["state"]))
+                for r in self.store.all("task_deps", task_id=task_id)
+            ]
+        return rules.why_not_claimable(
+            task_id,
+            task,
+            deps,
+            agent=self.agent,
+            capabilities=self.identity.capabilities,
+            where=self.where_of,
+        )

@@ -74,17 +74,18 @@ def main() -> None:
         from .reconcile import command
         from .session import Session
 
-        code = run(
-            lambda: command(
-                Session(fast.as_name),
-                fast.ref,
-                base_rev=fast.base_rev,
-                dry_run=fast.dry_run,
-                abort=fast.abort,
-                continue_=fast.continue_,
-            ),
-            as_json=fast.as_json,
-        )
+        with Session(fast.as_name) as session:  # its board is closed when it returns
+            code = run(
+                lambda: command(
+                    session,
+                    fast.ref,
+                    base_rev=fast.base_rev,
+                    dry_run=fast.dry_run,
+                    abort=fast.abort,
+                    continue_=fast.continue_,
+                ),
+                as_json=fast.as_json,
+            )
     elif hook is None:
         from .cli import run as full_command_line
 
@@ -110,5 +111,6 @@ def main() -> None:
             session.touch_deferred()
             return result
 
-        code = run(guarded, as_json=False)
+        with session:
+            code = run(guarded, as_json=False)
     sys.exit(code)

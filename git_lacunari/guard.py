@@ -562,7 +562,7 @@ def receive_plan(repo: Repo, refs: Sequence[ReceivedRef]) -> Plan:
 
 def open_server_board(repo: Repo, pusher: Pusher) -> Board:
     """The board the server's config names, never created by the hook."""
-    from .store import open_store
+    from .front_door import open_board
 
     url = repo.get("lac.url")
     try:
@@ -571,9 +571,16 @@ def open_server_board(repo: Repo, pusher: Pusher) -> Board:
         raise BoardUnreachable(
             f"cannot reach the board: no lac.url and no board in {repo.common_dir}"
         ) from None
-    store = open_store(url, repo.common_dir, timeout=repo.get("lac.timeout"))
     identity = Identity(pusher.name or "", pusher.source, (), "none")
-    return Board(store, identity, ignorecase=repo.ignorecase)
+    # As before: the URL alone (no lac.board), as the pusher, unchecked by team mode.
+    return open_board(
+        repo,
+        identity=identity,
+        url=url,
+        timeout=repo.get("lac.timeout"),
+        act=False,
+        from_config=False,
+    )
 
 
 def guard_pre_receive(

@@ -33,8 +33,10 @@ def _paragraphs(text: str) -> str:
 
 def _commands(group: click.Group, prefix: list[str]) -> list[tuple[list[str], click.Command]]:
     found: list[tuple[list[str], click.Command]] = []
-    for name in sorted(group.commands):
-        command = group.commands[name]
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
         found.append(([*prefix, name], command))
         if isinstance(command, click.Group):
             found += _commands(command, [*prefix, name])

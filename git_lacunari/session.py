@@ -25,6 +25,8 @@ class Session:
         # input (exit 2) writes nothing at all, not even a heartbeat.
         self.defer_touch = defer_touch
         self._touch_due: list[Board] = []
+        self._touched: list[Board] = []  # touched already: kept only to be closed
+        self._boards: dict[tuple[bool, str | None, str | None, str | None, bool], Board] = {}
 
     @property
     def repo(self) -> Repo:
@@ -75,42 +77,52 @@ class Session:
         timeout: str | None = None,
         act: bool = True,
     ) -> Board:
-        """The board, opened as this session's agent. ``timeout`` (a duration)
-        bounds its waits instead of ``lac.timeout`` (the hooks' shorter bound;
-        ``LAC_TIMEOUT`` beats both). ``act=False`` is for administration (init,
-        boards, team): on a team board it opens as the configured identity,
-        unchecked, since it acts on no claim."""
-        from .board import Board
-        from .store import open_store
+        """The board, opened as this session's agent, once per session: a
+        command opens one connection however many times it asks, and
+        :meth:`close` (at the edge, when the command returns) closes it.
+        ``timeout`` (a duration) bounds its waits instead of ``lac.timeout``
+        (the hooks' shorter bound; ``LAC_TIMEOUT`` beats both). ``act=False``
+        is for administration (init, boards, team): on a team board it opens
+        as the configured identity, unchecked, since it acts on no claim."""
+        key = (create, url, name, timeout, act)
+        board = self._boards.get(key)
+        if board is None:
+            board = self._boards[key] = self.new_board(
+                create=create, url=url, touch=touch, name=name, timeout=timeout, act=act
+            )
+        return board
+
+    def new_board(
+        self,
+        *,
+        create: bool = False,
+        url: str | None = None,
+        touch: bool = True,
+        name: str | None = None,
+        timeout: str | None = None,
+        act: bool = True,
+    ) -> Board:
+        """A board on a connection of its own, for work that needs one: a
+        thread (the page's requests, a drainer's heartbeat), or a reconnect.
+        The caller closes it; one opened with ``touch`` (the drainer's) is
+        also closed by :meth:`close`."""
+        from .front_door import open_board
 
         repo = self.repo
-        identity = self.identity  # an invalid name is exit 2 before a board is made
-        store = open_store(
-            url or repo.get("lac.url"),
-            repo.common_dir,
+        board = open_board(
+            repo,
+            identity=self.identity,  # an invalid name is exit 2 before a board is made
+            url=url,
+            board=name,
+            timeout=timeout,
             create=create,
-            timeout=timeout or repo.get("lac.timeout"),
-            board=name or repo.get("lac.board"),
-        )
-        if act and store.dialect == "postgres":  # team mode: the agent is the session's role
-            from .team import acting
-
-            try:
-                identity = acting(store, identity)
-            except BaseException:
-                store.close()
-                raise
-        board = Board(
-            store,
-            identity,
-            prefix=repo.prefix,
-            ignorecase=repo.ignorecase,
-            blob_ids=repo.blob_ids,
+            act=act,
         )
         if touch and self.defer_touch:
             self._touch_due.append(board)
         elif touch:
             board.touch()  # every command an agent runs is a sign of life
+            self._touched.append(board)
         return board
 
     def touch_deferred(self) -> None:
@@ -118,7 +130,25 @@ class Session:
         on the first board it opened; a board too busy for it just misses one."""
         from .errors import LacError
 
-        due, self._touch_due = self._touch_due[:1], []
+        due = self._touch_due[:1]
+        self._touched += self._touch_due  # the rest miss it, as before; all are closed
+        self._touch_due = []
         for board in due:
             with contextlib.suppress(LacError):
                 board.touch()
+
+    def close(self) -> None:
+        """Close every board this session opened for itself (idempotent)."""
+        opened = [*self._boards.values(), *self._touch_due, *self._touched]
+        self._boards, self._touch_due, self._touched = {}, [], []
+        closed: set[int] = set()
+        for board in opened:
+            if id(board) not in closed:
+                closed.add(id(board))
+                board.store.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

@@ -136,7 +136,7 @@ def test_click_completion_and_git_completion(repo: Path, tmp_path: Path) -> None
 def test_colour_only_on_a_terminal_and_never_with_no_color(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from git_lacunari import render
+    from git_lacunari.views import terminal as render
 
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("TERM", "xterm")
@@ -153,7 +153,7 @@ def test_tables_align_and_are_cut_only_on_a_terminal(monkeypatch: pytest.MonkeyP
     import os
     import shutil
 
-    from git_lacunari import render
+    from git_lacunari.views import terminal as render
 
     rows = [["#1", "short", "x" * 50], ["#12", "a longer one", "y"]]
     monkeypatch.setattr(render, "on_terminal", lambda: False)

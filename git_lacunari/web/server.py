@@ -138,11 +138,11 @@ def serve(
         token, generated = secrets.token_urlsafe(24), True
 
     def open_board() -> Board:
-        board = session.board(touch=False)
+        board = session.new_board(touch=False)
         read_as_reader(board, allow_actions)
         return board
 
-    watcher = session.board(touch=False)
+    watcher = session.new_board(touch=False)
     # every action acts as this agent (and names the person): the board's, so
     # on a team board the session's role, not the name git config gives
     identity = watcher.identity

@@ -4,14 +4,19 @@ Click completes by running the program again with ``_GIT_LAC_COMPLETE`` set
 (cli.run passes that name: the one click would derive from ``git lac`` has a
 space). Git's bash completion completes ``git lac …`` by calling a function
 named ``_git_lac`` with its ``words``/``cword``; ours hands those to the same
-click machinery, as if ``git-lac`` had been typed.
+click machinery, as if ``git-lac`` had been typed. The command line being
+completed is the root of the command that asks (no import of the package's
+root: no cycle).
 """
 
 from __future__ import annotations
 
+import click
 from click.shell_completion import get_completion_class
 
-COMPLETE_VAR = "_GIT_LAC_COMPLETE"
+from ..edge import Result
+from ..session import Session
+from .options import COMPLETE_VAR, CONTEXT, common
 
 # For git's completion (git-completion.bash): `git lac <TAB>`.
 GIT_BASH = r"""
@@ -32,11 +37,23 @@ _git_lac() {
 """
 
 
-def script(shell: str) -> str:
-    from .cli import cli
-
+def script(root: click.Command, shell: str) -> str:
     cls = get_completion_class(shell)
     if cls is None:
         raise ValueError(f"no completion for {shell}")
-    text = cls(cli, {}, "git-lac", COMPLETE_VAR).source()
+    text = cls(root, {}, "git-lac", COMPLETE_VAR).source()
     return text + (GIT_BASH if shell == "bash" else "")
+
+
+@click.command("completion", context_settings=CONTEXT)
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+@common
+def completion(session: Session, as_json: bool, shell: str) -> Result:
+    """Print the shell completion script for SHELL (bash, zsh or fish).
+
+    bash: `eval "$(git lac completion bash)"` in ~/.bashrc (after git's own
+    completion, so `git lac <TAB>` completes too); zsh: the same in ~/.zshrc;
+    fish: `git lac completion fish > ~/.config/fish/completions/git-lac.fish`.
+    """
+    text = script(click.get_current_context().find_root().command, shell)
+    return Result({"shell": shell, "script": text}, text.rstrip("\n"))

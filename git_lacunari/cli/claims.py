@@ -1,0 +1,94 @@
+"""`git lac claim`, `release`, `done`, `heartbeat`."""
+
+from __future__ import annotations
+
+import click
+
+from ..commands import claims, parse_stale
+from ..durations import parse_duration
+from ..edge import Result
+from ..session import Session
+from .options import CONTEXT, common
+
+
+@click.command("claim", context_settings=CONTEXT)
+@click.argument("task_id", metavar="ID", required=False)
+@click.option("--next", "next_", is_flag=True, help="Claim the best claimable task of the lane.")
+@click.option("--lane", default="default", show_default=True, help="Lane for --next.")
+@click.option("--write", "writes", multiple=True, metavar="P", help="Also lock P for writing.")
+@click.option("--read", "reads", multiple=True, metavar="P", help="Also lock P for reading.")
+@click.option("--wait", metavar="SECONDS", help="With --next: block up to SECONDS for a task.")
+@click.option(
+    "--stale-after", metavar="D", help="This claim is stale after D without heartbeat (e.g. 2h)."
+)
+@click.option(
+    "--take-over",
+    is_flag=True,
+    help="My agent name holds it from another working tree: move it here (recorded).",
+)
+@common
+def claim(
+    session: Session,
+    as_json: bool,
+    task_id: str | None,
+    next_: bool,
+    lane: str,
+    writes: tuple[str, ...],
+    reads: tuple[str, ...],
+    wait: str | None,
+    stale_after: str | None,
+    take_over: bool,
+) -> Result:
+    """Claim task ID (or --next in a lane) with its path locks, atomically.
+
+    Of two workers racing for one task exactly one wins; the loser is told why
+    (already claimed by whom, unmet dependency, missing capability, path held)
+    and nothing is written for it. Claiming your own claim again succeeds.
+    """
+    if next_ == (task_id is not None):
+        raise click.UsageError("give a task ID or --next, not both")
+    stale = parse_stale(stale_after)
+    if wait is not None and not next_:
+        raise click.UsageError("--wait goes with --next")
+    if take_over and next_:
+        raise click.UsageError("--take-over goes with a task ID")
+    wait_s = parse_duration(wait) if wait is not None else None
+    return claims.claim(
+        session,
+        task_id,
+        next_=next_,
+        lane=lane,
+        writes=writes,
+        reads=reads,
+        stale=stale,
+        wait=wait_s,
+        take_over=take_over,
+    )
+
+
+@click.command("release", context_settings=CONTEXT)
+@click.argument("task_id", metavar="ID")
+@click.option("--force", is_flag=True, help="Release another agent's claim.")
+@click.option("--reason", metavar="TEXT", help="Why (required with --force).")
+@common
+def release(
+    session: Session, as_json: bool, task_id: str, force: bool, reason: str | None
+) -> Result:
+    """Give a claim back to the board, with its path locks."""
+    return claims.release(session, task_id, force, reason)
+
+
+@click.command("done", context_settings=CONTEXT)
+@click.argument("task_id", metavar="ID")
+@common
+def done(session: Session, as_json: bool, task_id: str) -> Result:
+    """Mark your claimed task done; its path locks are released."""
+    return claims.done(session, task_id)
+
+
+@click.command("heartbeat", context_settings=CONTEXT)
+@click.argument("task_ids", nargs=-1, metavar="[ID...]")
+@common
+def heartbeat(session: Session, as_json: bool, task_ids: tuple[str, ...]) -> Result:
+    """Refresh the heartbeat of your claims (all of them, or ID...)."""
+    return claims.heartbeat(session, task_ids)

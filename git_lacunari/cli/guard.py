@@ -1,0 +1,74 @@
+"""`git lac guard pre-commit | pre-push | pre-merge-commit | pre-receive`.
+
+The installed hooks' exact calls take entry.py's fast path instead; these
+are the same guards for every other spelling (``-h``, ``--json``, the
+pre-commit framework's arguments).
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..edge import Result
+from ..guard import run_guard
+from ..session import Session
+from .options import CONTEXT, common
+
+
+@click.group("guard", context_settings=CONTEXT)
+def guard() -> None:
+    """What the hooks run: refuse changes to paths another agent holds.
+
+    A board that cannot be reached lets a commit through with a warning and
+    refuses a push; `git config lac.guard.offline warn|refuse` changes both.
+    LAC_GUARD=off skips the guard (and says so).
+    """
+
+
+@guard.command("pre-commit", context_settings=CONTEXT)
+@common
+def guard_pre_commit_cmd(session: Session, as_json: bool) -> Result:
+    """Refuse staged changes to paths held by another agent (the pre-commit hook)."""
+    return run_guard(session, "pre-commit")
+
+
+@guard.command("pre-push", context_settings=CONTEXT)
+@click.argument("remote", required=False)
+@click.argument("url", required=False)
+@common
+def guard_pre_push_cmd(
+    session: Session, as_json: bool, remote: str | None, url: str | None
+) -> Result:
+    """Refuse pushed commits that change paths held by another agent.
+
+    Git runs it with REMOTE URL and the refs on standard input. Without them
+    it takes the range the pre-commit framework sets (PRE_COMMIT_FROM_REF,
+    PRE_COMMIT_TO_REF, PRE_COMMIT_REMOTE_NAME, PRE_COMMIT_LOCAL_BRANCH).
+    """
+
+    if (remote is None) != (url is None):
+        raise click.UsageError("give both REMOTE and URL (as git does), or neither")
+    return run_guard(session, "pre-push", remote=remote, url=url)
+
+
+@guard.command("pre-merge-commit", context_settings=CONTEXT)
+@common
+def guard_pre_merge_commit_cmd(session: Session, as_json: bool) -> Result:
+    """Refuse a merge commit that changes a path held by another agent.
+
+    Its own changes (where the result differs from every parent) and the
+    changes of the commits it brings in that no remote has yet.
+    """
+    return run_guard(session, "pre-merge-commit")
+
+
+@guard.command("pre-receive", context_settings=CONTEXT)
+@common
+def guard_pre_receive_cmd(session: Session, as_json: bool) -> Result:
+    """On a server: judge a whole push (git's `<old> <new> <ref>` lines on stdin).
+
+    Only commits the server does not have yet; the pusher from `git push -o
+    lac.agent=NAME`, or from the variable `lac.guard.server.pusher-env` names.
+    A board that cannot answer refuses the push (`lac.guard.server.offline`).
+    """
+    return run_guard(session, "pre-receive")

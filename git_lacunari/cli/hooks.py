@@ -1,0 +1,51 @@
+"""`git lac hooks install | uninstall`."""
+
+from __future__ import annotations
+
+import click
+
+from ..commands import hooks as verbs
+from ..edge import Result
+from ..session import Session
+from .options import CONTEXT, common
+
+
+@click.group("hooks", context_settings=CONTEXT)
+def hooks() -> None:
+    """Install or remove the native guard hooks (pre-commit, pre-push, pre-merge-commit;
+    pre-receive on a server)."""
+
+
+@hooks.command("install", context_settings=CONTEXT)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="When a foreign hook and an old NAME.legacy both exist, replace the .legacy.",
+)
+@click.option("--server", is_flag=True, help="In a bare repository: the pre-receive guard.")
+@click.option(
+    "--global-hooks-path",
+    "global_ok",
+    is_flag=True,
+    help="Install into a core.hooksPath from the global or system config (every repository).",
+)
+@common
+def hooks_install(
+    session: Session, as_json: bool, force: bool, server: bool, global_ok: bool
+) -> Result:
+    """Write the guard hooks into the repository's hooks directory.
+
+    The common hooks directory covers every linked worktree; core.hooksPath is
+    honoured. A hook already there is kept as NAME.legacy and still runs first.
+    Installing twice changes nothing. With --server: pre-receive, and
+    receive.advertisePushOptions for `git push -o lac.agent=NAME`.
+    """
+    return verbs.install(session, force, server, global_ok)
+
+
+@hooks.command("uninstall", context_settings=CONTEXT)
+@click.option("--server", is_flag=True, help="In a bare repository: the pre-receive guard.")
+@common
+def hooks_uninstall(session: Session, as_json: bool, server: bool) -> Result:
+    """Remove the guard hooks, putting back any hook they had kept."""
+    return verbs.uninstall(session, server)

@@ -1,0 +1,53 @@
+"""`git lac init`, `git lac boards`."""
+
+from __future__ import annotations
+
+import click
+
+from ..commands import setup
+from ..edge import Result
+from ..session import Session
+from .options import CONTEXT, common
+
+
+@click.command("init", context_settings=CONTEXT)
+@click.option(
+    "--url", metavar="URL", help="postgresql://host/db for a team board (else the embedded SQLite)."
+)
+@click.option(
+    "--stale-after", metavar="D", help="Claims are stale after D without heartbeat (30m)."
+)
+@click.option(
+    "--board",
+    "board_name",
+    metavar="NAME",
+    help="With --url: this project's board in the database (default: from the root commit).",
+)
+@common
+def init(
+    session: Session,
+    as_json: bool,
+    url: str | None,
+    stale_after: str | None,
+    board_name: str | None,
+) -> Result:
+    """Create or migrate the board; with --url, record it as lac.url (and the
+    board as lac.board).
+
+    A PostgreSQL database holds one board per project: clones that name the
+    same board share it; unrelated repositories never do. Without --board the
+    name comes from the repository's root commit, which every clone shares.
+    A URL carrying a password is refused: use PGPASSWORD, ~/.pgpass or a
+    service file. Idempotent: running it again on a current board changes nothing.
+    """
+    return setup.init(session, url, stale_after, board_name)
+
+
+@click.command("boards", context_settings=CONTEXT)
+@common
+def boards(session: Session, as_json: bool) -> Result:
+    """List the boards of this repository's database (one per project).
+
+    The current one (lac.board) is marked with *.
+    """
+    return setup.boards(session)

@@ -1,0 +1,88 @@
+"""`git lac keeper` and `git lac drain`: stale claims back, a lane worked unattended."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..durations import parse_duration
+from ..edge import Result
+from ..session import Session
+from . import parse_stale
+
+Echo = Callable[[str], None]
+
+
+def keeper(
+    session: Session, *, once: bool, interval: str, stale_after: str | None, echo: Echo
+) -> Result:
+    from ..liveness import run_keeper
+
+    every = parse_duration(interval)
+    stale = parse_stale(stale_after)
+    expired_locks: list[dict[str, object]] = []
+    expired = run_keeper(
+        session.board(),
+        once=once,
+        interval=every,
+        stale_after=stale,
+        echo=echo,
+        expired_locks=expired_locks,
+    )
+    quiet = not expired and not expired_locks
+    return Result(
+        {"expired": expired, "expired_locks": expired_locks},
+        "keeper: nothing stale" if quiet else "",
+    )
+
+
+def drain(
+    session: Session,
+    *,
+    lane: str,
+    once: bool,
+    max_tasks: int | None,
+    worktree: bool,
+    command: tuple[str, ...],
+    echo: Echo,
+    as_json: bool,
+) -> Result:
+    from ..board import validate_lane
+    from ..liveness import drain as drain_lane
+    from ..liveness import max_attempts_of
+
+    validate_lane(lane)
+    repo = session.repo
+    attempts = max_attempts_of(repo)
+    report = drain_lane(
+        # A board per use: the heartbeat thread needs a connection of its own,
+        # and a drainer reconnects when its board's connection is cut.
+        session.new_board,
+        repo,
+        lane=lane,
+        command=command,
+        once=once,
+        max_tasks=max_tasks,
+        worktree=worktree,
+        max_attempts=attempts,
+        echo=echo,
+        # With --json, stdout is the one JSON object: the command's output goes to stderr.
+        command_stdout=2 if as_json else None,
+    )
+    # --once exits with the task's outcome: 0 done, 1 failed (its status in the JSON).
+    failed_once = once and report.failed and report.stopped_by is None
+    return Result(
+        {
+            "done": report.done,
+            "failed": report.failed,
+            "parked": report.parked,
+            "exit_codes": {str(k): v for k, v in report.exit_codes.items()},
+        },
+        f"drained lane {lane!r}: {len(report.done)} done, {len(report.failed)} failed"
+        + (f", {len(report.parked)} parked" if report.parked else ""),
+        unfinished=(
+            f"task #{report.failed[0]} failed (exit {report.exit_codes.get(report.failed[0])})"
+            if failed_once
+            else None
+        ),
+        stopped_by=report.stopped_by,
+    )

@@ -1,0 +1,104 @@
+"""Tasks, locks, events and claims as people read them, and a listing's paging."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..durations import format_duration
+from ..model import Event, Lock, LockMode, Task, TaskState
+from .terminal import shown
+
+if TYPE_CHECKING:
+    from ..board import Claim, Page
+
+
+def ago(then: float | None, now: float) -> str:
+    """How long ago ``then`` was, both on the board's clock (Board.now)."""
+    if then is None:
+        return "-"
+    return format_duration(now - then) + " ago"
+
+
+def task_line(task: Task, now: float) -> str:
+    owner = shown(task.owner or "-")
+    beat = f"  heartbeat {ago(task.heartbeat_at, now)}" if task.state == TaskState.CLAIMED else ""
+    if task.stale:
+        beat += "  STALE"
+    return (
+        f"#{task.id:<5} {task.state:<9} p{task.priority:<3} {shown(task.lane):<10} "
+        f"{owner:<16} {shown(task.title)}{beat}"
+    )
+
+
+def lock_line(lock: Lock, now: float) -> str:
+    since = ago(lock.acquired_at, now)
+    pattern, agent = shown(lock.pattern), shown(lock.agent)
+    return f"{lock.mode:<5}  {pattern:<30} {agent:<16} {lock.where}  since {since}"
+
+
+def show_text(task: Task, now: float) -> str:
+    lines = [
+        f"task #{task.id}: {shown(task.title)}",
+        f"  state     {task.state}" + (f" by {shown(task.owner)}" if task.owner else ""),
+        f"  lane      {shown(task.lane)}   priority {task.priority}   attempts {task.attempts}",
+        f"  created   {ago(task.created_at, now)} by {shown(task.created_by)}",
+    ]
+    if task.state == TaskState.CLAIMED:
+        stale = "  STALE: the keeper will give it back" if task.stale else ""
+        claimed, beat = ago(task.claimed_at, now), ago(task.heartbeat_at, now)
+        lines.append(f"  claimed   {claimed}, heartbeat {beat}{stale}")
+    if task.needs:
+        lines.append(f"  needs     {shown(', '.join(task.needs))}")
+    for dep in task.depends_on:
+        lines.append(f"  after     #{dep['id']} ({dep['state']}) {shown(dep['title'])}")
+        if dep["state"] == TaskState.CANCELLED:  # cancelled is not done: say what unblocks it
+            lines.append(
+                f"            blocks this task: `task edit {task.id} --not-after {dep['id']}` "
+                f"or `task reopen {dep['id']}`"
+            )
+    for spec in task.paths:
+        mode = "writes" if spec.mode == LockMode.WRITE else "reads"
+        lines.append(f"  {mode:<9} {shown(spec.pattern)}")
+    for lock in task.locks:
+        lines.append(f"  locked    {lock_line(lock, now)}")
+    if task.body:
+        body = shown(task.body, keep="\n\t")
+        lines += ["", *("  " + line for line in body.split("\n"))]
+    return "\n".join(lines)
+
+
+def event_line(event: Event) -> str:
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.at))
+    task = f"#{event.task_id}" if event.task_id is not None else "-"
+    detail = " ".join(
+        f"{shown(k)}={json.dumps(v)}"
+        for k, v in sorted(event.detail.items())
+        if v not in (None, [], "")
+    )
+    kind, agent = shown(event.kind), shown(event.agent)
+    return f"{when}  {task:<6} {kind:<15} {agent:<16} {detail}".rstrip()
+
+
+def claim_text(claim: Claim) -> str:
+    verb = "already yours" if claim.again else "claimed"
+    text = f"{verb}: task #{claim.task.id} {shown(claim.task.title)}"
+    for lock in claim.locks:
+        text += f"\n  {lock.mode} lock {shown(lock.pattern)}"
+    return text
+
+
+def more_line(page: Page[Any], what: str) -> list[str]:
+    """The last line of a cut listing: how many more, and how to see them
+    (``what`` is singular: "more task")."""
+    if not page.more:
+        return []
+    count = f"{page.more:,}" if page.more_exact else f"more than {page.more:,}"
+    plural = "" if page.more == 1 and page.more_exact else "s"
+    return [f"… {count} {what}{plural}; --limit 0 shows all"]
+
+
+def paged(page: Page[Any], limit: int) -> dict[str, Any]:
+    """What a listing's --json says of its paging."""
+    return {"limit": limit or None, "more": page.more, "more_exact": page.more_exact}

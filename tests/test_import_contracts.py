@@ -63,7 +63,7 @@ def test_the_contracts_hold_on_this_code(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("module", "line", "broken"),
     [
-        ("paths.py", "from . import render", "leaves"),
+        ("paths.py", "from . import durations", "leaves"),  # render now reaches views
         ("store/base.py", "from .. import hooks", "store"),
         ("board.py", "import click", "click"),
         ("render.py", "from . import reconcile", "acyclic"),  # reconcile imports render

@@ -71,17 +71,20 @@ def main() -> None:
     fast = _reconcile_call(argv) if hook is None else None
     if fast is not None:
         from .edge import run
-        from .reconcile import command
+        from .reconcile.command import command
         from .session import Session
+        from .views.reconcile import reconcile_result
 
         code = run(
-            lambda: command(
-                Session(fast.as_name),
-                fast.ref,
-                base_rev=fast.base_rev,
-                dry_run=fast.dry_run,
-                abort=fast.abort,
-                continue_=fast.continue_,
+            lambda: reconcile_result(
+                command(
+                    Session(fast.as_name),
+                    fast.ref,
+                    base_rev=fast.base_rev,
+                    dry_run=fast.dry_run,
+                    abort=fast.abort,
+                    continue_=fast.continue_,
+                )
             ),
             as_json=fast.as_json,
         )

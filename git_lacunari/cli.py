@@ -26,10 +26,11 @@ from .board import Claim, Page, validate_lane, validate_limit, validate_state
 from .durations import format_duration, parse_duration
 from .edge import Result
 from .errors import BadUsage, InvalidInput, PathLocked, Refused
-from .guard import run_guard
+from .guard.judge import judge_hook
 from .model import STATES, Event, Lock, LockMode, Task, TaskState
 from .render import shown
 from .session import Session
+from .views.guard import guard_result
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -780,7 +781,7 @@ def guard() -> None:
 @common
 def guard_pre_commit_cmd(session: Session, as_json: bool) -> Result:
     """Refuse staged changes to paths held by another agent (the pre-commit hook)."""
-    return run_guard(session, "pre-commit")
+    return guard_result(judge_hook(session, "pre-commit"))
 
 
 @guard.command("pre-push", context_settings=CONTEXT)
@@ -799,7 +800,7 @@ def guard_pre_push_cmd(
 
     if (remote is None) != (url is None):
         raise click.UsageError("give both REMOTE and URL (as git does), or neither")
-    return run_guard(session, "pre-push", remote=remote, url=url)
+    return guard_result(judge_hook(session, "pre-push", remote=remote, url=url))
 
 
 @guard.command("pre-merge-commit", context_settings=CONTEXT)
@@ -810,7 +811,7 @@ def guard_pre_merge_commit_cmd(session: Session, as_json: bool) -> Result:
     Its own changes (where the result differs from every parent) and the
     changes of the commits it brings in that no remote has yet.
     """
-    return run_guard(session, "pre-merge-commit")
+    return guard_result(judge_hook(session, "pre-merge-commit"))
 
 
 @guard.command("pre-receive", context_settings=CONTEXT)
@@ -822,7 +823,7 @@ def guard_pre_receive_cmd(session: Session, as_json: bool) -> Result:
     lac.agent=NAME`, or from the variable `lac.guard.server.pusher-env` names.
     A board that cannot answer refuses the push (`lac.guard.server.offline`).
     """
-    return run_guard(session, "pre-receive")
+    return guard_result(judge_hook(session, "pre-receive"))
 
 
 @cli.group(context_settings=CONTEXT)

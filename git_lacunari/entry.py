@@ -95,8 +95,9 @@ def main() -> None:
     else:
         from .edge import Result, run
         from .errors import Refused
-        from .guard import run_guard
+        from .guard.judge import judge_hook
         from .session import Session
+        from .views.guard import guard_result
 
         name, remote, url = hook
         # As on the command line: the sign of life after the check, and a
@@ -106,7 +107,7 @@ def main() -> None:
 
         def guarded() -> Result:
             try:
-                result = run_guard(session, name, remote=remote, url=url)
+                result = guard_result(judge_hook(session, name, remote=remote, url=url))
             except Refused:
                 session.touch_deferred()
                 raise

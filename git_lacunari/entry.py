@@ -71,18 +71,21 @@ def main() -> None:
     fast = _reconcile_call(argv) if hook is None else None
     if fast is not None:
         from .edge import run
-        from .reconcile import command
+        from .reconcile.command import command
         from .session import Session
+        from .views.reconcile import reconcile_result
 
         with Session(fast.as_name) as session:  # its board is closed when it returns
             code = run(
-                lambda: command(
-                    session,
-                    fast.ref,
-                    base_rev=fast.base_rev,
-                    dry_run=fast.dry_run,
-                    abort=fast.abort,
-                    continue_=fast.continue_,
+                lambda: reconcile_result(
+                    command(
+                        session,
+                        fast.ref,
+                        base_rev=fast.base_rev,
+                        dry_run=fast.dry_run,
+                        abort=fast.abort,
+                        continue_=fast.continue_,
+                    )
                 ),
                 as_json=fast.as_json,
             )
@@ -93,8 +96,9 @@ def main() -> None:
     else:
         from .edge import Result, run
         from .errors import Refused
-        from .guard import run_guard
+        from .guard.judge import judge_hook
         from .session import Session
+        from .views.guard import guard_result
 
         name, remote, url = hook
         # As on the command line: the sign of life after the check, and a
@@ -104,7 +108,7 @@ def main() -> None:
 
         def guarded() -> Result:
             try:
-                result = run_guard(session, name, remote=remote, url=url)
+                result = guard_result(judge_hook(session, name, remote=remote, url=url))
             except Refused:
                 session.touch_deferred()
                 raise

@@ -10,6 +10,7 @@ puts it back.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from dataclasses import dataclass
@@ -46,8 +47,39 @@ def lac_executable() -> str:
     return shutil.which("git-lac") or "git-lac"
 
 
+# The one template every hook is made from (hooks/hook.template). A line
+# that starts with tags, ``[client stdin]text``, is kept (as ``text``) only in
+# a hook that has every one of them; ``@HOOK@``, ``@WHAT@`` and ``@LAC@`` are
+# filled in. A hook's tags are its name and these traits:
+TEMPLATE = "hook.template"
+TRAITS = {
+    "pre-commit": ("client", "args"),  # runs on this clone; takes arguments, no stdin
+    "pre-merge-commit": ("client", "args"),
+    "pre-push": ("client", "stdin"),  # reads the refs being pushed on stdin
+    "pre-receive": ("server", "stdin"),  # runs on the server; fails closed
+}
+WHAT = {"pre-commit": "commit", "pre-merge-commit": "merge", "pre-push": "push"}
+TAGGED = re.compile(r"\[([a-z][a-z-]*(?: [a-z][a-z-]*)*)\](.*)", re.DOTALL)
+FIELD = re.compile(r"@(HOOK|WHAT|LAC)@")
+
+
 def render(name: str, executable: str) -> str:
-    return (TEMPLATES / name).read_text().replace("@LAC@", executable.replace("'", "'\\''"))
+    """The hook ``name``, running ``executable``."""
+    has = {name, *TRAITS[name]}
+    fields = {
+        "HOOK": name,
+        "WHAT": WHAT.get(name, "push"),
+        "LAC": executable.replace("'", "'\\''"),  # inside single quotes
+    }
+    kept = []
+    for line in (TEMPLATES / TEMPLATE).read_text().splitlines(keepends=True):
+        tagged = TAGGED.match(line)
+        if tagged is None:
+            kept.append(line)
+        elif set(tagged[1].split()) <= has:
+            kept.append(tagged[2])
+    # One pass, so nothing filled in (a path with an @ in it) is read as a field.
+    return FIELD.sub(lambda m: fields[m[1]], "".join(kept))
 
 
 def is_ours(path: Path) -> bool:

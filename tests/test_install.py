@@ -60,7 +60,7 @@ def test_wheel_installed_elsewhere_runs_init_and_the_guard(tmp_path: Path) -> No
     assert sorted(p.name for p in shipped_sql.iterdir()) == ["README.md", "postgres", "sqlite"]
     assert sorted(str(p.relative_to(shipped_sql)) for p in shipped_sql.rglob("*.sql")) == sql_files
     assert (shipped_sql / "postgres" / "functions" / "casemap.sql").is_file()
-    assert (target / "git_lacunari" / "hook_scripts" / "pre-commit").is_file()
+    assert (target / "git_lacunari" / "hook_scripts" / "hook.template").is_file()
     env["PYTHONPATH"] = str(target)
     where = run(
         [

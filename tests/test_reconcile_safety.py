@@ -428,14 +428,14 @@ def test_a_dry_run_refuses_what_a_real_run_refuses(lac: Lac, repo: Path) -> None
 # work tree and index, before reconcile wrote MERGE_HEAD.
 DIE_AFTER_READ_TREE = """
 import os, signal, sys
-from git_lacunari import reconcile
-real = reconcile._git_rc
+from git_lacunari.reconcile import worktree
+real = worktree.git_rc
 def dying(repo, *args, **kwargs):
     result = real(repo, *args, **kwargs)
     if args[0] == "read-tree":
         os.kill(os.getpid(), getattr(signal, sys.argv[1]))
     return result
-reconcile._git_rc = dying
+worktree.git_rc = dying
 from git_lacunari.cli import run
 sys.exit(run(sys.argv[2:]))
 """

@@ -10,8 +10,9 @@ from __future__ import annotations
 import click
 
 from ..edge import Result
-from ..guard import run_guard
+from ..guard.judge import judge_hook
 from ..session import Session
+from ..views.guard import guard_result
 from .options import CONTEXT, common
 
 
@@ -29,7 +30,7 @@ def guard() -> None:
 @common
 def guard_pre_commit_cmd(session: Session, as_json: bool) -> Result:
     """Refuse staged changes to paths held by another agent (the pre-commit hook)."""
-    return run_guard(session, "pre-commit")
+    return guard_result(judge_hook(session, "pre-commit"))
 
 
 @guard.command("pre-push", context_settings=CONTEXT)
@@ -48,7 +49,7 @@ def guard_pre_push_cmd(
 
     if (remote is None) != (url is None):
         raise click.UsageError("give both REMOTE and URL (as git does), or neither")
-    return run_guard(session, "pre-push", remote=remote, url=url)
+    return guard_result(judge_hook(session, "pre-push", remote=remote, url=url))
 
 
 @guard.command("pre-merge-commit", context_settings=CONTEXT)
@@ -59,7 +60,7 @@ def guard_pre_merge_commit_cmd(session: Session, as_json: bool) -> Result:
     Its own changes (where the result differs from every parent) and the
     changes of the commits it brings in that no remote has yet.
     """
-    return run_guard(session, "pre-merge-commit")
+    return guard_result(judge_hook(session, "pre-merge-commit"))
 
 
 @guard.command("pre-receive", context_settings=CONTEXT)
@@ -71,4 +72,4 @@ def guard_pre_receive_cmd(session: Session, as_json: bool) -> Result:
     lac.agent=NAME`, or from the variable `lac.guard.server.pusher-env` names.
     A board that cannot answer refuses the push (`lac.guard.server.offline`).
     """
-    return run_guard(session, "pre-receive")
+    return guard_result(judge_hook(session, "pre-receive"))

@@ -41,8 +41,9 @@ def reconcile(
     spelling, `..`) is refused with exit 2; nothing is written over a path
     another agent holds, nor over uncommitted changes.
     """
-    from ..reconcile import command
+    from ..reconcile.command import command
+    from ..views.reconcile import reconcile_result
 
-    return command(
-        session, ref, base_rev=base_rev, dry_run=dry_run, abort=abort, continue_=continue_
+    return reconcile_result(
+        command(session, ref, base_rev=base_rev, dry_run=dry_run, abort=abort, continue_=continue_)
     )

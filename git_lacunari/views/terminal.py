@@ -16,6 +16,9 @@ import time
 from collections.abc import Sequence
 
 from ..durations import format_duration
+from ..text import BIDI_CONTROLS, shown
+
+__all__ = ["BIDI_CONTROLS", "colour_wanted", "on_terminal", "paint", "shown", "table", "when"]
 
 COLOURS = {"red": "31", "green": "32", "yellow": "33", "blue": "34", "dim": "2", "bold": "1"}
 
@@ -57,25 +60,3 @@ def table(rows: Sequence[Sequence[str]], headers: Sequence[str] | None = None) -
             line = line[: max(width - 1, 1)] + "…"
         lines.append(paint(line, "bold") if headers and n == 0 else line)
     return "\n".join(lines)
-
-
-# Shown escaped in human output, so text from the board cannot drive the
-# terminal (OSC, CSI) or reorder what people read (bidi controls).
-BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
-
-
-def shown(text: str, *, keep: str = "") -> str:
-    """``text`` with control, bidi and separator characters escaped (``\\x1b``),
-    except those in ``keep`` (a body keeps its newlines and tabs)."""
-    import unicodedata
-
-    out: list[str] = []
-    for char in text:
-        cat = unicodedata.category(char)
-        if char not in keep and (cat in ("Cc", "Cs", "Zl", "Zp") or char in BIDI_CONTROLS):
-            out.append(char.encode("unicode_escape", "backslashreplace").decode("ascii"))
-        else:
-            out.append(char)
-    return "".join(out)

@@ -1,0 +1,282 @@
+"""What a push, commit or merge changes, read with the ``git`` CLI, never
+libgit2: a hook may be handed a temporary index (``git commit -a``,
+``git commit PATH``) that only ``GIT_INDEX_FILE`` names, and git's own
+commands honour it. Each guard's question for the board is a :data:`Plan`:
+which ref and commit change which paths."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..errors import CannotWorkHere, InvalidInput
+from ..repo import Repo, git
+
+
+def split_z(out: bytes) -> list[str]:
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+
+def staged_paths(repo: Repo) -> list[str]:
+    """Every path the commit being made changes: added, modified, deleted,
+    type-changed, and both sides of a rename (renames are not paired, so each
+    side is listed on its own)."""
+    # Against HEAD; on an unborn branch git diffs against the empty tree itself.
+    out = git(
+        "diff",
+        "--cached",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--no-ext-diff",
+        cwd=repo.toplevel,
+    )
+    return split_z(out)
+
+
+# Fixed for the parse below, whatever the user's config says.
+LOG_CONFIG = ("-c", "log.showRoot=true", "-c", "log.showSignature=false")
+
+
+def changes_of(repo: Repo, revs: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """Every commit ``git rev-list REVS`` lists, with the paths it changes; one git process.
+
+    A commit's paths are those it changes against its parent (a root: against
+    nothing): added, modified, deleted, type- or mode-changed, both sides of a
+    rename (renames are not paired). A merge's paths are **its own changes**:
+    where its result differs from every parent (git's combined diff, ``-c``).
+    What a merge merely carries in from one parent is that parent's change,
+    judged on the commit that made it when that commit is new, and not blamed
+    when the other side already has it.
+    """
+    if not revs:
+        return []
+    out = git(
+        *LOG_CONFIG,
+        "log",
+        "--format=%x01%H",
+        "-z",
+        "--name-only",
+        "-c",
+        "--no-renames",
+        "--no-ext-diff",
+        *revs,
+        "--",
+        cwd=repo.toplevel,
+    )
+    found: list[tuple[str, list[str]]] = []
+    first = False
+    for token in out.split(b"\0"):
+        if token.startswith(b"\x01") and len(token) in (41, 65):
+            found.append((token[1:].decode(), []))
+            first = True  # the header ends in a newline before a single parent's paths
+            continue
+        if first and token.startswith(b"\n"):
+            token = token[1:]
+        first = False
+        if token and found:
+            found[-1][1].append(token.decode("utf-8", "surrogateescape"))
+    return found
+
+
+@dataclass
+class PushedRef:
+    local_ref: str
+    local_oid: str
+    remote_ref: str
+    remote_oid: str
+
+
+def parse_push_lines(text: str) -> list[PushedRef]:
+    refs = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        parts = line.rsplit(maxsplit=3)
+        if len(parts) != 4:
+            raise InvalidInput(f"unexpected pre-push input line: {line!r}")
+        refs.append(PushedRef(*parts))
+    return refs
+
+
+def is_zero(oid: str) -> bool:
+    return not oid.strip("0")
+
+
+def _exists(repo: Repo, oid: str) -> bool:
+    try:
+        git("cat-file", "-e", f"{oid}^{{commit}}", cwd=repo.toplevel)
+        return True
+    except CannotWorkHere:
+        return False
+
+
+def _normal_url(repo: Repo, url: str) -> str:
+    """A URL as compared with a configured one: a local path made absolute."""
+    url = url.strip()
+    if url.startswith("file://"):
+        url = url[len("file://") :]
+    if "://" not in url and ":" not in url.split("/", 1)[0]:  # a local path, not host:path
+        url = os.path.realpath(os.path.join(repo.toplevel, url))
+    url = url.rstrip("/")
+    return url[: -len(".git")] if url.endswith(".git") else url
+
+
+def destination(repo: Repo, remote: str | None, url: str | None) -> str | None:
+    """The configured remote a push goes to: the one it names, or the one
+    whose url or pushurl is the push's URL; None when the clone knows none."""
+    try:
+        out = git("config", "-z", "--get-regexp", r"^remote\..*\.(push)?url$", cwd=repo.toplevel)
+    except CannotWorkHere:  # no remote configured at all
+        return None
+    urls: dict[str, list[str]] = {}
+    for item in split_z(out):
+        key, _, value = item.partition("\n")
+        name = key[len("remote.") : key.rindex(".")]
+        urls.setdefault(name, []).append(value)
+    if remote in urls:
+        return remote
+    if url:
+        wanted = _normal_url(repo, url)
+        for name, configured in urls.items():
+            if any(_normal_url(repo, u) == wanted for u in configured):
+                return name
+    return None
+
+
+def _has_refs(repo: Repo, prefix: str) -> bool:
+    out = git("for-each-ref", "--count=1", "--format=x", prefix, cwd=repo.toplevel)
+    return bool(out.strip())
+
+
+def already_there(
+    repo: Repo, remote: str | None, url: str | None, remote_oids: Sequence[str]
+) -> list[str]:
+    """rev-list arguments for what the push's destination already has, as far
+    as this clone can tell (README, "Guarding commits", the pre-push rule):
+
+    - every remote side git names on the hook's input that the clone has;
+    - the destination's remote-tracking refs, when the push names a configured
+      remote or its URL is one's url/pushurl and the clone has fetched it;
+    - otherwise (a URL the clone cannot match, a fresh remote, ``--mirror``
+      to a new repository) every remote-tracking ref of every remote: history
+      already published anywhere was judged when it was pushed there (and by
+      the server's pre-receive), so only commits no remote has are blamed.
+    """
+    known = sorted({o for o in remote_oids if not is_zero(o) and _exists(repo, o)})
+    name = destination(repo, remote, url)
+    if name is not None and _has_refs(repo, f"refs/remotes/{name}/"):
+        return [*known, f"--glob=refs/remotes/{name}/*"]
+    return [*known, "--remotes"]
+
+
+Plan = list[tuple[str, str, list[str]]]  # (ref, commit, paths it changes)
+
+
+def plan_of(repo: Repo, tips: Sequence[tuple[str, str]], exclude: Sequence[str]) -> Plan:
+    """Each new commit once, with the first ref that brings it."""
+    plan: Plan = []
+    seen: set[str] = set()
+    for ref_name, tip in tips:
+        for commit, changed in changes_of(repo, [tip, "--not", *exclude]):
+            if commit not in seen:
+                seen.add(commit)
+                plan.append((ref_name, commit, changed))
+    return plan
+
+
+def framework_plan(repo: Repo, env: dict[str, str]) -> tuple[str, Plan] | None:
+    """The push range the pre-commit framework hands its pre-push hooks (it
+    keeps git's stdin to itself): the remote, and what it pushes."""
+    remote = env.get("PRE_COMMIT_REMOTE_NAME")
+    if not remote:
+        return None
+    local = env.get("PRE_COMMIT_LOCAL_BRANCH") or env.get("PRE_COMMIT_TO_REF") or "HEAD"
+    to_ref, from_ref = env.get("PRE_COMMIT_TO_REF") or local, env.get("PRE_COMMIT_FROM_REF")
+    exclude = already_there(repo, remote, env.get("PRE_COMMIT_REMOTE_URL"), [])
+    if from_ref and not is_zero(from_ref):
+        exclude = [from_ref, *exclude]
+    return remote, plan_of(repo, [(local, to_ref)], exclude)
+
+
+# --- merges ----------------------------------------------------------------------
+
+
+def merge_heads(repo: Repo, *, during_merge: bool = False) -> list[str]:
+    """The other parents of the merge being committed, if any: ``MERGE_HEAD``
+    (a merge concluded with ``git commit``), or, while ``git merge`` runs the
+    pre-merge-commit hook (it writes MERGE_HEAD only if the hook refuses),
+    the ``GITHEAD_<oid>`` variables git sets for each head being merged."""
+    try:  # MERGE_HEAD is per worktree: in its own git dir, no process needed
+        return (repo.git_dir / "MERGE_HEAD").read_text().split()
+    except OSError:
+        pass
+    if not during_merge:
+        return []
+    return sorted(
+        key[len("GITHEAD_") :]
+        for key in os.environ
+        if key.startswith("GITHEAD_") and all(c in HEX for c in key[len("GITHEAD_") :].lower())
+    )
+
+
+HEX = set("0123456789abcdef")
+
+
+def merge_plan(repo: Repo, others: list[str]) -> Plan:
+    """What a merge being committed would have pre-push blame, blamed now:
+    its own changes (the index differs from every parent there) and the
+    changes of the commits it brings in that no remote has (README, "Merges")."""
+    own: set[str] | None = None
+    for parent in ["HEAD", *others]:
+        out = git(
+            "diff-index",
+            "--cached",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            parent,
+            "--",
+            cwd=repo.toplevel,
+        )
+        changed = set(split_z(out))
+        own = changed if own is None else own & changed
+    plan: Plan = [("MERGE", "(the merge)", sorted(own or ()))]
+    brought = plan_of(repo, [("MERGE_HEAD", o) for o in others], ["HEAD", "--remotes"])
+    return [*plan, *brought]
+
+
+@dataclass
+class ReceivedRef:
+    old: str
+    new: str
+    ref: str
+
+
+def parse_receive_lines(text: str) -> list[ReceivedRef]:
+    refs = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        parts = line.split(maxsplit=2)
+        if len(parts) != 3:
+            raise InvalidInput(f"unexpected pre-receive input line: {line!r}")
+        refs.append(ReceivedRef(*parts))
+    return refs
+
+
+def receive_plan(repo: Repo, refs: Sequence[ReceivedRef]) -> Plan:
+    """Only the commits the server does not have yet. While pre-receive runs
+    the pushed objects sit in git's quarantine, visible to git commands, and
+    no ref has moved: ``--not --all`` is exactly what was there before."""
+    tips: list[tuple[str, str]] = []
+    for ref in refs:
+        if is_zero(ref.new):  # a deletion pushes no commit
+            continue
+        try:
+            tip = git("rev-parse", "--verify", "-q", f"{ref.new}^{{commit}}", cwd=repo.toplevel)
+        except CannotWorkHere:  # a tag of a tree or a blob: no commits
+            continue
+        tips.append((ref.ref, tip.decode().strip()))
+    return plan_of(repo, tips, ["--all"])

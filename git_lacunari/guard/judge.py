@@ -1,0 +1,265 @@
+"""The guards the hooks run: judge the changes of a commit, a push, a merge or
+(on a server) a received push against the board, and return a
+:class:`Verdict`. Nothing is printed here: :mod:`git_lacunari.views.guard`
+turns a verdict into the hook's output and exit code."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import sys
+from collections.abc import Callable
+
+from ..board import Board
+from ..errors import BoardUnreachable, CannotWorkHere, InvalidInput
+from ..identity import Identity
+from ..model import Conflict
+from ..repo import Repo, discover_git_dir
+from ..session import Session
+from .changes import (
+    Plan,
+    already_there,
+    framework_plan,
+    is_zero,
+    merge_heads,
+    merge_plan,
+    parse_push_lines,
+    parse_receive_lines,
+    plan_of,
+    receive_plan,
+    staged_paths,
+)
+from .policy import (
+    NoBoard,
+    Pusher,
+    guard_disabled,
+    hook_timeout,
+    require_existing_board,
+    server_offline_policy,
+    server_pusher,
+    trouble_policy,
+)
+from .verdict import HOOK_OF, WHAT_OF, Decision, Verdict
+
+
+def _offline(repo: Repo, what: str, exc: CannotWorkHere) -> Verdict:
+    """The offline policy applied: allowed unchecked (warn), or stopped:
+    unfinished (exit 1) for a board that cannot be reached, the board's own
+    error (exit 3, its kind and cause in --json) for one that was reached
+    but did not answer."""
+    policy, key = trouble_policy(repo, what, isinstance(exc, BoardUnreachable))
+    if policy == "warn":
+        decision = Decision.UNCHECKED
+    elif isinstance(exc, BoardUnreachable):
+        decision = Decision.BLOCKED
+    else:
+        decision = Decision.FAILED
+    return Verdict(HOOK_OF[what], decision, trouble=exc, policy_key=key)
+
+
+def _holdings(
+    repo: Repo, open_board: Callable[[], Board], changed: list[str], what: str
+) -> tuple[list[Conflict], float] | Verdict:
+    """Other agents' locks on ``changed`` and the board's now, or the verdict
+    when there is nothing to refuse or the board cannot be asked (offline: a
+    commit or merge is let through by default, a push refused)."""
+    hook = HOOK_OF[what]
+    if not changed:
+        return Verdict(hook, Decision.ALLOWED)
+    open_board = functools.cache(open_board)  # one board for the question and its clock
+    for unreachable in (True, False):  # a bad policy value: exit 2, before the board is asked
+        trouble_policy(repo, what, unreachable)
+    try:
+        board = open_board()
+        holdings = board.held_by_others(changed)
+        now = board.now() if holdings else 0.0
+    except CannotWorkHere as exc:  # unreachable, busy, damaged, too new, failed, disk full
+        return _offline(repo, what, exc)
+    if not holdings:
+        return Verdict(hook, Decision.ALLOWED, checked=len(changed))
+    return holdings, now
+
+
+def judge_commit(repo: Repo, open_board: Callable[[], Board]) -> Verdict:
+    """The pre-commit guard: the staged paths.
+
+    Concluding a merge (``MERGE_HEAD`` is there: a merge that stopped for
+    conflicts, committed with ``git commit``) is judged as the
+    pre-merge-commit guard judges a merge."""
+    if merge_heads(repo):  # MERGE_HEAD only: a plain commit has no GITHEAD_ variables
+        return judge_merge(repo, open_board)
+    changed = staged_paths(repo)
+    found = _holdings(repo, open_board, changed, "commit")
+    if isinstance(found, Verdict):
+        return found
+    holdings, now = found
+    return Verdict(
+        "pre-commit", Decision.REFUSED, checked=len(changed), refused=tuple(holdings), now=now
+    )
+
+
+def judge_push(
+    repo: Repo,
+    open_board: Callable[[], Board],
+    remote: str | None,
+    stdin_text: str | None,
+    env: dict[str, str] | None = None,
+    url: str | None = None,
+) -> Verdict:
+    """The pre-push guard: the commits the push brings that no remote has."""
+    framework = (
+        framework_plan(repo, dict(env if env is not None else os.environ))
+        if remote is None
+        else None
+    )
+    if framework is not None:
+        remote, plan = framework
+    else:
+        if remote is None:
+            raise InvalidInput("guard pre-push needs REMOTE URL (as git passes them)")
+        refs = parse_push_lines(stdin_text or "")
+        exclude = already_there(repo, remote, url or remote, [r.remote_oid for r in refs])
+        tips = [(r.local_ref, r.local_oid) for r in refs if not is_zero(r.local_oid)]
+        plan = plan_of(repo, tips, exclude)
+    return _judge_plan(repo, open_board, plan, "push")
+
+
+def judge_merge(repo: Repo, open_board: Callable[[], Board]) -> Verdict:
+    """The pre-merge-commit guard: the merge's own changes and what it brings in."""
+    others = merge_heads(repo, during_merge=True)
+    if not others:  # not a merge after all (git runs us only for one)
+        return judge_commit(repo, open_board)
+    return _judge_plan(repo, open_board, merge_plan(repo, others), "merge")
+
+
+def _judge_plan(repo: Repo, open_board: Callable[[], Board], plan: Plan, what: str) -> Verdict:
+    changed = sorted({p for _, _, ps in plan for p in ps})
+    found = _holdings(repo, open_board, changed, what)
+    if isinstance(found, Verdict):
+        return found
+    holdings, now = found
+    return Verdict(
+        HOOK_OF[what],
+        Decision.REFUSED,
+        checked=len(changed),
+        refused=tuple(_blame(plan, holdings)),
+        now=now,
+    )
+
+
+def _blame(plan: Plan, holdings: list[Conflict]) -> list[Conflict]:
+    """One conflict per (ref, commit, path, holder)."""
+    held: dict[str, list[Conflict]] = {}
+    for holding in holdings:
+        held.setdefault(holding.path, []).append(holding)
+    return [
+        dataclasses.replace(holding, ref=ref_name, commit=commit)
+        for ref_name, commit, commit_changed in plan
+        for path in commit_changed
+        for holding in held.get(path, [])
+    ]
+
+
+# --- the server: pre-receive ---------------------------------------------------------
+
+
+def open_server_board(repo: Repo, pusher: Pusher) -> Board:
+    """The board the server's config names, never created by the hook."""
+    from ..front_door import open_board
+
+    url = repo.get("lac.url")
+    try:
+        require_existing_board(repo, url)
+    except NoBoard:  # a server that guards must say where its board is: fail closed
+        raise BoardUnreachable(
+            f"cannot reach the board: no lac.url and no board in {repo.common_dir}"
+        ) from None
+    identity = Identity(pusher.name or "", pusher.source, (), "none")
+    # As before: the URL alone (no lac.board), as the pusher, unchecked by team mode.
+    return open_board(
+        repo,
+        identity=identity,
+        url=url,
+        timeout=repo.get("lac.timeout"),
+        act=False,
+        from_config=False,
+    )
+
+
+def judge_receive(
+    repo: Repo,
+    stdin_text: str,
+    env: dict[str, str],
+    open_board: Callable[[Repo, Pusher], Board] = open_server_board,
+) -> Verdict:
+    """Judge a whole push as the server receives it."""
+    refs = parse_receive_lines(stdin_text)  # every line first: one refusal rejects them all
+    pusher = server_pusher(repo, env)
+    plan = receive_plan(repo, refs)
+    changed = sorted({p for _, _, ps in plan for p in ps})
+    if not changed:
+        return Verdict("pre-receive", Decision.ALLOWED, pusher=pusher)
+    try:
+        board = open_board(repo, pusher)
+        holdings = board.held_by_other_agents(changed)
+        now = board.now() if holdings else 0.0
+    except CannotWorkHere as exc:  # unreachable, busy, damaged, too new: no answer
+        allow = server_offline_policy(repo) == "allow"
+        return Verdict(
+            "pre-receive",
+            Decision.UNCHECKED if allow else Decision.BLOCKED,
+            trouble=exc,
+            policy_key="lac.guard.server.offline",
+        )
+    if not holdings:
+        return Verdict("pre-receive", Decision.ALLOWED, checked=len(changed), pusher=pusher)
+    return Verdict(
+        "pre-receive",
+        Decision.REFUSED,
+        checked=len(changed),
+        refused=tuple(_blame(plan, holdings)),
+        now=now,
+        pusher=pusher,
+        ask_pusher_name=not (pusher.name or repo.get("lac.guard.server.pusher-env")),
+    )
+
+
+# --- one hook, as the hook scripts call it ------------------------------------------
+
+GUARDS = ("pre-commit", "pre-push", "pre-merge-commit", "pre-receive")
+
+
+def read_stdin() -> str:
+    return "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+
+
+def judge_hook(
+    session: Session, hook: str, *, remote: str | None = None, url: str | None = None
+) -> Verdict:
+    """One hook's guard: its verdict, for :func:`views.guard.guard_result`."""
+    if hook == "pre-receive":
+        # Never LAC_GUARD: a push over a local path or file:// hands the
+        # pusher's environment to the server's hook, so it is the pusher's
+        # switch, and the server's guard is not the pusher's to turn off.
+        return judge_receive(discover_git_dir(), read_stdin(), dict(os.environ))
+    if guard_disabled():
+        return Verdict(hook, Decision.SWITCHED_OFF)
+    repo = session.repo
+    try:
+        require_existing_board(repo, repo.get("lac.url"))
+    except NoBoard:  # silent: a repository that never used git lac (a global hooksPath)
+        return Verdict(hook, Decision.NO_BOARD)
+    except BoardUnreachable as exc:
+        return _offline(repo, WHAT_OF.get(hook, "commit"), exc)
+    bound = hook_timeout(repo)
+
+    def open_board() -> Board:
+        return session.board(timeout=bound)
+
+    if hook == "pre-commit":
+        return judge_commit(repo, open_board)
+    if hook == "pre-merge-commit":
+        return judge_merge(repo, open_board)
+    stdin_text = read_stdin() if remote is not None else None
+    return judge_push(repo, open_board, remote, stdin_text, url=url)

@@ -91,6 +91,13 @@ class BoardCore:
         row = self.store.one("now_value")
         return float(row["now"]) if row else 0.0
 
+    def database_boards(self) -> tuple[list[str], str | None]:
+        """Every board of this board's database, and which one this is
+        (the embedded board is the only one of its file)."""
+        current = self.store.one("current_board")
+        names = [str(r["board"]) for r in self.store.all("list_boards")]
+        return names, (str(current["board"]) if current else None)
+
     def _event(self, kind: EventKind, task_id: int | None, **detail: Any) -> None:
         self.store.run(
             "insert_event",

@@ -62,9 +62,7 @@ def init(
 
 def boards(session: Session) -> Result:
     board = session.board(touch=False, act=False)
-    current = board.store.one("current_board")
-    here = str(current["board"]) if current else None
-    names = [str(r["board"]) for r in board.store.all("list_boards")]
+    names, here = board.database_boards()
     return Result(
         {"boards": names, "current": here},
         "\n".join(f"{'*' if n == here else ' '} {n}" for n in names) or "no boards",

@@ -2,8 +2,9 @@
 
 The hooks run `git-lac guard pre-commit` on every commit, so that exact call
 (and the other hooks' exact calls: pre-push, pre-merge-commit, pre-receive)
-takes a path that never imports click (about a fifth of a hook's time), and so
-do the plain forms of `git lac reconcile` (whose fixed cost is measured in
+takes a path that never imports click (about a fifth of a hook's time), as
+does `git lac guard edit`, which agent harnesses run before every tool call,
+and so do the plain forms of `git lac reconcile` (whose fixed cost is measured in
 bench/reconcile.py); everything else, including any call with an option these
 parsers do not know (`-h`, say), goes to the full command line in
 :mod:`git_lacunari.cli`. Both end at the same edge
@@ -12,8 +13,8 @@ parsers do not know (`-h`, say), goes to the full command line in
 
 from __future__ import annotations
 
+import os
 import sys
-from dataclasses import dataclass
 
 NO_ARGUMENTS = ("pre-commit", "pre-merge-commit", "pre-receive")
 
@@ -27,15 +28,17 @@ def _hook_call(argv: list[str]) -> tuple[str, str | None, str | None] | None:
     return None
 
 
-@dataclass
 class _Reconcile:
-    ref: str | None = None
-    base_rev: str | None = None
-    dry_run: bool = False
-    abort: bool = False
-    continue_: bool = False
-    as_json: bool = False
-    as_name: str | None = None
+    # A plain class: importing dataclasses costs the edit hook, which loads
+    # this module before every tool call of an agent, more than its own work.
+    def __init__(self) -> None:
+        self.ref: str | None = None
+        self.base_rev: str | None = None
+        self.dry_run = False
+        self.abort = False
+        self.continue_ = False
+        self.as_json = False
+        self.as_name: str | None = None
 
 
 def _reconcile_call(argv: list[str]) -> _Reconcile | None:
@@ -65,8 +68,32 @@ def _reconcile_call(argv: list[str]) -> _Reconcile | None:
     return call
 
 
+def _edit_call(argv: list[str]) -> tuple[str | None] | None:
+    """(harness,) for `guard edit [--harness NAME]`, the agent harnesses' hook,
+    run before every tool call of an agent (README, "Agents")."""
+    if argv[:2] != ["guard", "edit"]:
+        return None
+    rest = argv[2:]
+    if not rest:
+        return (None,)
+    if len(rest) == 2 and rest[0] == "--harness" and not rest[1].startswith("-"):
+        return (rest[1],)
+    if len(rest) == 1 and rest[0].startswith("--harness=") and rest[0] != "--harness=":
+        return (rest[0][len("--harness=") :],)
+    return None
+
+
 def main() -> None:
     argv = sys.argv[1:]
+    if argv == ["guard", "edit-helper"]:  # started by the edit hook itself
+        from .edit_server import serve
+
+        sys.exit(serve(os.getcwd()))
+    edit = _edit_call(argv)
+    if edit is not None:
+        from .edit_guard import main as guard_edit
+
+        sys.exit(guard_edit(edit[0]))
     hook = _hook_call(argv)
     fast = _reconcile_call(argv) if hook is None else None
     if fast is not None:

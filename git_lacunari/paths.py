@@ -83,6 +83,12 @@ def normalize(pattern: str, prefix: str = "") -> str:
     return result + "/" if is_dir else result
 
 
+def literal(path: str) -> str:
+    """A concrete path as a pattern that means only itself: its glob
+    characters escaped (a file may be named ``x[1].py``)."""
+    return "".join("\\" + c if c in GLOB_CHARS else c for c in path)
+
+
 def is_literal(pattern: str) -> bool:
     return not any(c in GLOB_CHARS for c in pattern)
 

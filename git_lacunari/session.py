@@ -18,9 +18,11 @@ if TYPE_CHECKING:  # imported when a board is opened: a reconcile with nothing t
 
 
 class Session:
-    def __init__(self, as_name: str | None, *, defer_touch: bool = False) -> None:
+    def __init__(
+        self, as_name: str | None, *, defer_touch: bool = False, repo: Repo | None = None
+    ) -> None:
         self.as_name = as_name
-        self._repo: Repo | None = None
+        self._repo: Repo | None = repo  # given: already found (the edit hook finds its own)
         # The command line touches after the command, so that an invalid
         # input (exit 2) writes nothing at all, not even a heartbeat.
         self.defer_touch = defer_touch

@@ -34,6 +34,11 @@ FINISHING: dict[str, list[str] | None] = {
     "keeper": ["--once", "--interval", "0.1"],
     "drain": ["--once"],
     "serve": None,
+    # Blocks until paths are free (tests/test_wait.py); serves MCP on stdin
+    # (tests/test_mcp.py); serves the edit hook on a socket (tests/test_edit_guard.py).
+    "wait": None,
+    "mcp": None,
+    "edit-helper": None,
 }
 NASTY = [
     "1",

@@ -265,6 +265,9 @@ SUCCESS: dict[str, Schema] = {
     "guard pre-receive": success(**GUARD, pusher=nullable(STR)),
     "hooks install": success(hooks=array(HOOK_CHANGE)),
     "hooks uninstall": success(hooks=array(HOOK_CHANGE)),
+    # `hooks install|uninstall --agent NAME`: a harness's project settings (issue 23).
+    "hooks install --agent": success(agents=array(obj(harness=STR, path=STR, action=STR))),
+    "wait": success(paths=array(STR), waited=NUM, locked=array(LOCK)),
     "keeper": success(
         expired=array(EXPIRED),
         expired_locks=array(obj(agent=STR, silent_for=NUM, locks=array(STR))),
@@ -465,6 +468,12 @@ def test_every_command_json_matches_its_documented_shape(
 
     seen(S["hooks install"], 0, "hooks", "install")
     seen(S["hooks uninstall"], 0, "hooks", "uninstall")
+    seen(S["hooks install --agent"], 0, "hooks", "install", "--agent", "claude-code")
+    seen(S["hooks install --agent"], 0, "hooks", "uninstall", "--agent", "claude-code")
+    seen(S["wait"], 0, "wait", "lib/free.py", "--as", "erin")
+    seen(S["wait"], 0, "wait", "lib/free.py", "--lock", "--as", "erin")
+    seen.refused("path_locked", "wait", "lib/free.py", "--timeout", "0.1", "--as", "dana")
+    seen(S["unlock"], 0, "unlock", "lib/free.py", "--as", "erin")
     hooks = repo / ".git" / "hooks"
     (hooks / "pre-commit").write_text("#!/bin/sh\n")
     (hooks / "pre-commit.legacy").write_text("#!/bin/sh\n")
@@ -516,10 +525,22 @@ def test_every_command_json_matches_its_documented_shape(
     assert not seen.failures, "\n".join(seen.failures)
     # `serve` runs until it is stopped, so it never answers 0 here: its --json
     # (stopped by SIGTERM) is checked on a real process in tests/test_serve.py.
+    # `guard edit` (and its helper) and `mcp` speak other protocols than --json
+    # (an agent harness's, MCP's): tests/test_edit_guard.py and tests/test_mcp.py.
     every_command = {
         " ".join(path)
         for path in walk(cli)
-        if path not in (["task"], ["guard"], ["hooks"], ["team"], ["serve"])
+        if path
+        not in (
+            ["task"],
+            ["guard"],
+            ["hooks"],
+            ["team"],
+            ["serve"],
+            ["guard", "edit"],
+            ["guard", "edit-helper"],
+            ["mcp"],
+        )
     }
     assert every_command - seen.commands == set(), "commands without a checked --json success"
     assert set(REFUSALS) - seen.reasons == set(), "refusal reasons never produced"

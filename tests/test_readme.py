@@ -135,6 +135,8 @@ def test_readme_examples_run_and_show_what_they_print(tmp_path: Path) -> None:
         "GIT_AUTHOR_EMAIL": "dana@example.com",
         "GIT_COMMITTER_NAME": "dana",
         "GIT_COMMITTER_EMAIL": "dana@example.com",
+        # The edit hook's resident helper is a speed-up; a test leaves no process behind.
+        "LAC_EDIT_HELPER": "off",
     }
     env.pop("LAC_AGENT")  # README examples are dana by default: set through git config
     cwd = None

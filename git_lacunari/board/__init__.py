@@ -19,6 +19,7 @@ lock is granted. Refusals are raised as the typed reasons of
 ``claims``     claim by id or next, release, done, fail, ready; :class:`Claim`
 ``locks``      lock and unlock without a claim, list, check, the guards' asks
 ``snapshot``   the live page's read model (one transaction, plain data)
+``edit``       what the agent-harness edit hook asks (issue 23)
 =============  ==============================================================
 """
 
@@ -28,8 +29,8 @@ from typing import Any
 
 from .claims import MAX_NEXT_SKIPS, Claim, Claims
 from .core import COUNT_CAP, BlobLookup, Page
+from .edit import EditTime, EditView
 from .liveness import SWEEP_EVERY_S
-from .locks import Locks
 from .validate import (
     MAX_BODY,
     MAX_TASK_ID,
@@ -45,6 +46,8 @@ from .validate import (
 )
 
 __all__ = [
+    "EditTime",
+    "EditView",
     "COUNT_CAP",
     "MAX_BODY",
     "MAX_NEXT_SKIPS",
@@ -66,7 +69,7 @@ __all__ = [
 ]
 
 
-class Board(Claims, Locks):
+class Board(Claims, EditTime):
     """One agent's view of one board: ``Board(store, identity, prefix=…,
     ignorecase=…, blob_ids=…)`` (:class:`.core.BoardCore`). Its verbs are
     those of its parts, listed in this module's docstring."""

@@ -73,3 +73,10 @@ def guard_pre_receive_cmd(session: Session, as_json: bool) -> Result:
     A board that cannot answer refuses the push (`lac.guard.server.offline`).
     """
     return guard_result(judge_hook(session, "pre-receive"))
+
+
+# Edit time (issue 23): the agent harnesses' hook and its helper.
+from .agents import guard_edit_cmd, guard_edit_helper_cmd  # noqa: E402
+
+guard.add_command(guard_edit_cmd)
+guard.add_command(guard_edit_helper_cmd)

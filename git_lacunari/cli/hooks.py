@@ -49,3 +49,10 @@ def hooks_install(
 def hooks_uninstall(session: Session, as_json: bool, server: bool) -> Result:
     """Remove the guard hooks, putting back any hook they had kept."""
     return verbs.uninstall(session, server)
+
+
+# Edit time (issue 23): `--agent NAME`, the edit hook in a harness's settings.
+from .agents import with_agent_options  # noqa: E402
+
+with_agent_options(hooks_install, removing=False)
+with_agent_options(hooks_uninstall, removing=True)

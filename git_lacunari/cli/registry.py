@@ -28,6 +28,7 @@ COMMANDS = {
     "lock": "locks:lock",
     "locks": "locks:locks",
     "log": "listing:log",
+    "mcp": "agents:mcp_cmd",
     "ready": "status:ready",
     "reconcile": "reconcile:reconcile",
     "release": "claims:release",
@@ -38,6 +39,7 @@ COMMANDS = {
     "tasks": "listing:tasks",
     "team": "team:team",
     "unlock": "locks:unlock",
+    "wait": "agents:wait_cmd",
     "whoami": "whoami:whoami",
 }
 

@@ -1,0 +1,52 @@
+"""Edit time (issue 23): what the agent-harness hook asks of the board."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .. import paths
+from ..model import Conflict, LockMode, PathSpec
+from .locks import Locks
+
+
+@dataclass
+class EditView:
+    """:meth:`EditTime.edit_view`'s answer."""
+
+    others: list[Conflict]  # other agents' locks covering the paths
+    covered: set[str]  # the paths one of our own locks here covers
+    claims: list[int]  # our claims here, newest first
+    oldest_heartbeat_age: float | None  # seconds, on the board's clock
+    now: float | None
+
+
+class EditTime(Locks):
+    def edit_view(self, changed: Sequence[str]) -> EditView:
+        """What the edit hook needs about these repo-relative paths (a
+        directory with a trailing ``/`` stands for everything below it), in
+        one consistent read: other agents' locks covering them (as the guards
+        see them) or, for a directory, inside it too; those our own locks
+        here cover; and our claims here, newest first, with the board's clock."""
+        trees = [p for p in changed if p.endswith("/")]
+        concrete = [p.rstrip("/") for p in changed]
+        with self.store.read():
+            holdings = self.covering(concrete)
+            inside = self._conflicts([PathSpec(paths.literal(t), LockMode.WRITE) for t in trees])
+            claims = self.store.all("own_claims", agent=self.agent, instance=self.instance)
+        now = float(claims[0]["now"]) if claims else None
+        ours = {h.path for h in holdings if self._is_ours(h.lock.agent, h.lock.instance)}
+        others = [h for h in holdings if not self._is_ours(h.lock.agent, h.lock.instance)]
+        seen = {h.lock.id for h in others}
+        others += [c for c in inside if c.lock.id not in seen]
+        return EditView(
+            others=others,
+            covered={p for p in changed if p.rstrip("/") in ours},
+            claims=[int(r["id"]) for r in claims],
+            oldest_heartbeat_age=(
+                max(float(r["now"]) - float(r["heartbeat_at"] or 0.0) for r in claims)
+                if claims
+                else None
+            ),
+            now=now,
+        )

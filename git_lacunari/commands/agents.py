@@ -1,0 +1,111 @@
+"""Edit time (issue 23), click-free: the edit hook, harness settings, MCP, wait."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..edge import Result
+from ..errors import InvalidInput
+from ..session import Session
+
+
+def guard_edit(session: Session, as_json: bool, harness: str | None) -> Result:
+    """The hook through the full command line (entry.py answers the plain
+    forms itself): its stdout printed here, its notes and refusal as the edge's."""
+    from ..edit_guard import guard_edit as answer
+
+    if session.as_name is not None:  # as LAC_AGENT: the helper's key and the identity
+        os.environ["LAC_AGENT"] = session.as_name
+    text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    said = answer(harness, text, os.getcwd(), as_json=as_json)
+    if said.stdout:
+        print(said.stdout, flush=True)
+    refused = [line for line in said.stderr if line.startswith("refused: ")]
+    notes = [line for line in said.stderr if not line.startswith("refused: ")]
+    return Result(shown=True, warnings=notes, unfinished=refused[0] if said.code else None)
+
+
+def edit_helper(session: Session) -> Result:
+    from ..edit_server import serve
+    from ..errors import CannotWorkHere
+
+    if serve(os.getcwd()):
+        raise CannotWorkHere("no work tree here, or the helper is off (LAC_EDIT_HELPER)")
+    return Result({"served": True}, "")
+
+
+def agent_hooks(session: Session, agents: tuple[str, ...], remove: bool) -> Result:
+    """Install or remove the edit hook in each agent harness's project settings."""
+    from ..agents import HARNESS_NAMES, INSTALLABLE, SETTINGS, install_settings, uninstall_settings
+    from ..hooks import lac_executable
+
+    chosen = []
+    for name in agents:
+        harness = HARNESS_NAMES.get(name.lower())
+        if harness not in SETTINGS:
+            raise InvalidInput(f"unknown agent {name!r}; supported: {', '.join(INSTALLABLE)}")
+        chosen.append(harness)
+    repo = session.repo
+    backups = repo.git_dir / "lacunari" / "agent-settings"
+    changes = [
+        uninstall_settings(repo.toplevel, h, backups)
+        if remove
+        else install_settings(repo.toplevel, h, lac_executable(), backups)
+        for h in dict.fromkeys(chosen)
+    ]
+    return Result(
+        {"agents": [c._asdict() for c in changes]},
+        "\n".join(f"{c.harness}: {c.action} ({c.path})" for c in changes),
+    )
+
+
+def mcp(session: Session) -> Result:
+    from ..errors import CannotWorkHere
+
+    session.repo  # noqa: B018 - not a repository: exit 3 before the server starts
+    try:
+        from ..mcp_server import serve
+    except ImportError as exc:
+        missing = (exc.name or "mcp").split(".")[0]
+        raise CannotWorkHere(
+            f"git lac mcp needs the mcp extra ({missing} is missing): "
+            "pip install 'git-lacunari[mcp]'"
+        ) from None
+    serve()
+    return Result(shown=True)
+
+
+def wait(
+    session: Session,
+    paths: tuple[str, ...],
+    timeout: str | None,
+    take: bool,
+    task_id: str | None,
+    echo: Callable[[str], Any],
+) -> Result:
+    from ..durations import format_duration, parse_duration
+    from ..wait import wait_for_paths
+    from .task import task_id as parse_task_id
+
+    seconds = parse_duration(timeout) if timeout is not None else None
+    if task_id is not None and not take:
+        raise InvalidInput("--task goes with --lock")
+    task = parse_task_id(task_id) if task_id is not None else None
+    board = session.board()
+
+    def told(conflicts: list[Any]) -> None:
+        echo("waiting: " + "; ".join(dict.fromkeys(c.message for c in conflicts[:3])))
+
+    waited = wait_for_paths(board, paths, timeout=seconds, lock=take, task_id=task, on_wait=told)
+    if waited.in_line:
+        return Result(
+            waited.to_json(), unfinished="the wait ran out in line behind an older waiter"
+        )
+    verb = "locked" if take else "free"
+    return Result(
+        waited.to_json(),
+        f"{verb}: {' '.join(waited.paths)} (waited {format_duration(waited.waited)})",
+    )

@@ -1,0 +1,476 @@
+"""`git lac guard edit`: refuse an agent's edit before it is made.
+
+An agent harness runs this before every tool call (README, "Agents"), so it
+is built to cost little more than starting Python: no click, no ``git``
+process to find the repository (its ``.git`` is found by walking up, as git
+does, unless the environment redirects git), one ``git config`` for the
+settings, one read of the board, and nothing at all when the call writes no
+path of this repository.
+
+The answer, in the harness's own protocol (:mod:`git_lacunari.agents`):
+
+- a path another agent holds: refused, naming holder and task, and how to
+  wait (``dana holds core/auth.py on task #12; git lac wait core/auth.py``);
+- a path our claim did not declare: ``lac.edit.undeclared`` (allow | lock |
+  deny; ``lock`` takes a write lock on it under our newest claim, when free);
+- no claim at all: ``lac.edit.unclaimed`` (allow | deny, "claim a task first");
+- a payload not of the documented shape: ``lac.edit.malformed`` (allow |
+  deny), one line on stderr either way;
+- a board that cannot be reached, or does not answer: the guards' offline
+  policy (``lac.guard.offline``, default warn: allowed with a line;
+  ``lac.guard.unanswered``, default refuse).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from .agents import HARNESS_NAMES, Answer, EditRequest, Harness, MalformedPayload, answer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .board import Board
+    from .repo import Repo
+
+
+class Undeclared(Enum):
+    ALLOW = "allow"
+    LOCK = "lock"
+    DENY = "deny"
+
+
+class Unclaimed(Enum):
+    ALLOW = "allow"
+    DENY = "deny"
+
+
+Malformed = Unclaimed  # the same two answers: let it through, or refuse it
+
+# A claim whose heartbeat is older than this gets one from the edit hook: an
+# agent that keeps editing is alive, without a write on every tool call.
+HEARTBEAT_EVERY_S = 60.0
+# Environment variables that move the repository away from what walking up
+# from the directory finds: with any of them, git itself is asked.
+GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_DISCOVERY_ACROSS_FILESYSTEM")
+
+
+def _policy(repo: Repo, key: str, choices: type[Enum]) -> Enum:
+    from .errors import InvalidInput
+
+    value = (repo.get(key) or "allow").strip().lower()
+    try:
+        return choices(value)
+    except ValueError:
+        names = " | ".join(str(c.value) for c in choices)
+        raise InvalidInput(f"{key} is {value!r}; use {names}") from None
+
+
+# --- where: the repository and the paths in it ------------------------------------
+
+
+def _dot_git(directory: str) -> str | None:
+    """The git dir a ``.git`` in ``directory`` names (a directory, or a
+    ``gitdir:`` file as in a linked worktree or a submodule), or None."""
+    dot = os.path.join(directory, ".git")
+    if os.path.isdir(dot):
+        return dot
+    try:
+        with open(dot, encoding="utf-8") as handle:
+            first = handle.readline().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    return os.path.normpath(os.path.join(directory, first[len("gitdir:") :].strip()))
+
+
+def _walk_up(start: str) -> tuple[str, str] | None:
+    """(top of the work tree, git dir) found from ``start`` as git finds it,
+    stopping below ``GIT_CEILING_DIRECTORIES``; None outside any repository."""
+    ceilings = {
+        os.path.realpath(c) for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(":") if c
+    }
+    here = os.path.realpath(start)
+    while True:
+        git_dir = _dot_git(here)
+        if git_dir is not None:
+            return here, git_dir
+        parent = os.path.dirname(here)
+        if parent == here or parent in ceilings:
+            return None
+        here = parent
+
+
+class Place:
+    """A work tree as the hook finds it, before any config is read."""
+
+    def __init__(self, top: str, git_dir: str, common_dir: str) -> None:
+        self.top, self.git_dir, self.common_dir = top, git_dir, common_dir
+
+
+def where(start: str) -> Place | None:
+    """This work tree's top, git dir and common dir, or None outside any:
+    found by walking up as git does (no process), or by asking git when the
+    environment redirects it."""
+    if any(os.environ.get(v) for v in GIT_REDIRECTS):
+        from .errors import NotARepository
+        from .repo import discover
+
+        try:
+            found = discover(start)
+        except NotARepository:
+            return None
+        return Place(str(found.toplevel), str(found.git_dir), str(found.common_dir))
+    walked = _walk_up(start)
+    if walked is None:
+        return None
+    top, git_dir = walked
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
+            common = os.path.normpath(os.path.join(git_dir, handle.read().strip()))
+    except OSError:
+        common = git_dir
+    return Place(top, git_dir, common)
+
+
+def locate(place: Place) -> Repo:
+    """The :class:`Repo` of a place, its config read (one ``git config``)."""
+    from pathlib import Path
+
+    from .repo import Repo, read_config
+
+    return Repo(
+        Path(place.top),
+        Path(place.git_dir),
+        Path(place.common_dir),
+        "",
+        read_config(Path(place.top)),
+    )
+
+
+def _under(path: str, top: str) -> str | None:
+    if path == top or not path.startswith(top.rstrip("/") + "/"):
+        return None
+    return path[len(top.rstrip("/")) + 1 :]
+
+
+def repo_paths(given: list[str], cwd: str, top: str) -> tuple[list[str], list[str]]:
+    """(checked, written): each path as this repository names it (relative
+    to its top, ``/`` separated; a directory with a trailing ``/``, for what
+    is below it). ``written`` is where the write lands, through symlinks;
+    ``checked`` adds the path as written too, when a link in the work tree
+    leads there (a lock on the link is a lock too). A write that lands
+    outside the work tree, or inside its ``.git``, is not ours."""
+    checked: list[str] = []
+    written: list[str] = []
+    for path in given:
+        full = os.path.join(cwd, path)  # an absolute path stays itself
+        real = os.path.realpath(full)
+        rel = _under(real, top)
+        if rel is None or rel == ".git" or rel.startswith(".git/"):
+            continue
+        tree = "/" if os.path.isdir(real) else ""
+        written.append(rel + tree)
+        checked.append(rel + tree)
+        lexical = _under(os.path.normpath(full), top)
+        if lexical is not None and lexical != rel and not lexical.startswith(".git/"):
+            checked.append(lexical)
+    return list(dict.fromkeys(checked)), list(dict.fromkeys(written))
+
+
+# --- the decision --------------------------------------------------------------------
+
+
+class Decision:
+    """Allowed or refused (and why), what was checked and locked, lines for people.
+    Plain, not a dataclass: it crosses the helper's socket as JSON, on the hook's path."""
+
+    def __init__(
+        self,
+        allowed: bool,
+        reason: str = "",
+        checked: tuple[str, ...] = (),
+        locked: tuple[str, ...] = (),
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        self.allowed, self.reason, self.notes = allowed, reason, notes
+        self.checked, self.locked = checked, locked
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "allowed": self.allowed,
+            "reason": self.reason,
+            "checked": list(self.checked),
+            "locked": list(self.locked),
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Decision:
+        return cls(
+            bool(data["allowed"]),
+            str(data["reason"]),
+            tuple(data["checked"]),
+            tuple(data["locked"]),
+            tuple(data["notes"]),
+        )
+
+
+def _wait_hint(paths: list[str], cwd: str, top: str) -> str:
+    import shlex
+
+    inside = _under(os.path.realpath(cwd), top) is not None or os.path.realpath(cwd) == top
+    shown = [os.path.relpath(os.path.join(top, p), cwd) if inside else p for p in paths]
+    return "git lac wait " + " ".join(shlex.quote(p) for p in shown)
+
+
+def decide(board: Board, rel: list[str], written: list[str], cwd: str, repo: Repo) -> Decision:
+    from .errors import LacError, PathLocked
+
+    top = str(repo.toplevel)
+    view = board.edit_view(rel)
+    if view.others:
+        held = list(dict.fromkeys(h.path for h in view.others))
+        said = list(dict.fromkeys(h.message for h in view.others))
+        holders = "; ".join(said[:3]) + (f"; and {len(said) - 3} more" if len(said) > 3 else "")
+        first = view.others[0]
+        if len(said) == 1 and first.path.endswith("/"):
+            holders += f" (in {first.path})"
+        elif len(said) == 1 and first.lock.pattern != first.path:
+            holders += f" (covering {first.path})"
+        return Decision(False, f"{holders}; {_wait_hint(held, cwd, top)}", tuple(rel))
+    if view.oldest_heartbeat_age is not None and view.oldest_heartbeat_age > HEARTBEAT_EVERY_S:
+        import contextlib
+
+        with contextlib.suppress(LacError):  # a busy board just misses one sign of life
+            board.touch()
+    undeclared = [p for p in written if p not in view.covered]
+    if not undeclared:
+        return Decision(True, checked=tuple(rel))
+    if not view.claims:
+        if _policy(repo, "lac.edit.unclaimed", Unclaimed) is Unclaimed.ALLOW:
+            return Decision(True, checked=tuple(rel))
+        return Decision(
+            False,
+            f"claim a task first: {undeclared[0]} is not held by a claim of yours "
+            "(lac.edit.unclaimed = deny); git lac claim --next, or git lac claim ID",
+            tuple(rel),
+        )
+    task = view.claims[0]
+    policy = _policy(repo, "lac.edit.undeclared", Undeclared)
+    if policy is Undeclared.ALLOW:
+        return Decision(True, checked=tuple(rel))
+    if policy is Undeclared.DENY:
+        import shlex
+
+        return Decision(
+            False,
+            f"{undeclared[0]} is not declared by your claim of task #{task} "
+            f"(lac.edit.undeclared = deny); declare it: git lac lock --task {task} "
+            + " ".join(shlex.quote(p) for p in undeclared),
+            tuple(rel),
+        )
+    try:  # lock: take it under our newest claim, when it is free
+        from .paths import literal
+
+        board.lock([literal(p) for p in undeclared], task_id=task)
+    except PathLocked as exc:  # taken between our look and our grant
+        held = [c.path for c in exc.conflicts]
+        return Decision(False, f"{exc.message}; {_wait_hint(held, cwd, top)}", tuple(rel))
+    return Decision(
+        True,
+        checked=tuple(rel),
+        locked=tuple(undeclared),
+        notes=(f"git lac: locked {', '.join(undeclared)} for task #{task} (lac.edit.undeclared)",),
+    )
+
+
+def _trouble(repo: Repo, exc: Exception) -> Decision:
+    """The guards' offline policy, for an edit (README, "When the board cannot answer")."""
+    from .errors import BoardUnreachable, CannotWorkHere
+    from .guard.policy import trouble_policy
+
+    assert isinstance(exc, CannotWorkHere)
+    policy, key = trouble_policy(repo, "commit", isinstance(exc, BoardUnreachable))
+    if policy == "warn":
+        return Decision(True, notes=(f"git lac: {exc.message}; edit allowed unchecked ({key})",))
+    return Decision(False, f"{exc.message}; edit refused, nothing was checked ({key} = refuse)")
+
+
+def targets(request: EditRequest) -> list[str]:
+    """The paths the tool call may write: the file tools' own, or a shell
+    command's obvious write targets (best effort, :mod:`shell_writes`)."""
+    given = list(request.paths)
+    if request.shell is not None:
+        from .shell_writes import write_targets
+
+        given += write_targets(request.shell, os.path.join(request.cwd, request.shell_dir or ""))
+    return given
+
+
+def validate_settings(repo: Repo) -> None:
+    """A bad value of any setting the hook reads is exit 2, whatever the board says."""
+    from .guard.policy import trouble_policy
+
+    for key, choices in (("lac.edit.undeclared", Undeclared), ("lac.edit.unclaimed", Unclaimed)):
+        _policy(repo, key, choices)
+    for unreachable in (True, False):
+        trouble_policy(repo, "commit", unreachable)
+
+
+def check(
+    rel: list[str],
+    written: list[str],
+    cwd: str,
+    repo: Repo,
+    open_board: Callable[[], Board] | None = None,
+) -> Decision:
+    """The decision for these repo-relative paths. ``open_board`` gives a
+    board kept open (the helper's); without it one is opened and closed here."""
+    from .errors import BoardUnreachable, CannotWorkHere
+    from .guard.policy import NoBoard, hook_timeout, require_existing_board
+    from .session import Session
+
+    validate_settings(repo)
+    try:
+        require_existing_board(repo, repo.get("lac.url"))
+    except NoBoard:  # this repository never used git lac
+        return Decision(True, checked=tuple(rel))
+    except BoardUnreachable as exc:
+        return _trouble(repo, exc)
+    own = open_board is None
+    try:
+        if open_board is None:
+            board = Session(None, repo=repo).board(timeout=hook_timeout(repo), touch=False)
+        else:
+            board = open_board()
+    except CannotWorkHere as exc:
+        return _trouble(repo, exc)
+    try:
+        return decide(board, rel, written, cwd, repo)
+    except BoardUnreachable as exc:
+        return _trouble(repo, exc)
+    except CannotWorkHere as exc:
+        if not own:
+            raise  # the helper drops its board and answers with the policy
+        return _trouble(repo, exc)
+    finally:
+        if own:
+            board.store.close()
+
+
+def guard_edit(
+    harness_name: str | None, stdin_text: str, cwd: str, *, as_json: bool = False
+) -> Answer:
+    """The whole hook: a harness's payload in, its protocol's answer out
+    (``as_json``: the generic protocol's one JSON object, whatever the
+    harness). Raises :class:`LacError` for what the edge reports itself (a
+    bad setting: exit 2)."""
+    found = _guard_edit(harness_name, stdin_text, cwd)
+    if not as_json:
+        return found[0]
+    _, allowed, reason, body, notes = found
+    return answer(Harness.GENERIC, allowed=allowed, reason=reason, body=body, notes=notes)
+
+
+Found = tuple[Answer, bool, str, dict[str, Any], list[str]]
+
+
+def _answer(
+    harness: Harness,
+    *,
+    allowed: bool,
+    reason: str = "",
+    body: dict[str, Any] | None = None,
+    notes: list[str] | None = None,
+) -> Found:
+    given = dict(body or {"checked": [], "locked": []})
+    said = answer(harness, allowed=allowed, reason=reason, body=given, notes=notes)
+    return said, allowed, reason, given, list(notes or [])
+
+
+def _guard_edit(harness_name: str | None, stdin_text: str, cwd: str) -> Found:
+    from .agents import parse_payload
+    from .errors import InvalidInput
+
+    harness: Harness | None = None
+    if harness_name is not None:
+        harness = HARNESS_NAMES.get(harness_name.lower())
+        if harness is None:
+            names = ", ".join(sorted({h.value for h in Harness}))
+            raise InvalidInput(f"unknown harness {harness_name!r}; use one of {names}")
+    try:
+        request = parse_payload(stdin_text, harness, cwd)
+    except MalformedPayload as exc:
+        if _guard_off():
+            return _skipped(exc.harness or harness or Harness.GENERIC)
+        return _malformed(exc.harness or harness or Harness.GENERIC, str(exc), cwd)
+    if _guard_off():
+        return _skipped(request.harness)
+    place = where(request.cwd if os.path.isdir(request.cwd) else cwd)
+    rel, written = repo_paths(targets(request), request.cwd, place.top) if place else ([], [])
+    if place is None or not rel:  # no path of this repository: the board is not asked
+        return _answer(request.harness, allowed=True, body={"checked": [], "locked": []})
+    from .edit_helper import ask, spawn
+
+    asked = ask(place.git_dir, place.top, rel, written, request.cwd)
+    decision = None
+    if asked is not None:
+        try:
+            decision = Decision.from_json(asked)
+        except (KeyError, TypeError, ValueError):
+            decision = None
+    if decision is None:  # no helper (yet): decide here, and start one for next time
+        repo = locate(place)
+        decision = check(rel, written, request.cwd, repo)
+        spawn(place.top, repo)
+    return _answer(
+        request.harness,
+        allowed=decision.allowed,
+        reason=decision.reason,
+        body={"checked": list(decision.checked), "locked": list(decision.locked)},
+        notes=list(decision.notes),
+    )
+
+
+def _guard_off() -> bool:
+    return os.environ.get("LAC_GUARD", "").strip().lower() in ("off", "0", "false", "no")
+
+
+def _skipped(harness: Harness) -> Found:
+    return _answer(harness, allowed=True, notes=["git lac: edit guard skipped (LAC_GUARD=off)"])
+
+
+def _malformed(harness: Harness, why: str, cwd: str) -> Found:
+    place = where(cwd)
+    repo = locate(place) if place else None
+    choice = _policy(repo, "lac.edit.malformed", Malformed) if repo else Malformed.ALLOW
+    said = f"malformed hook payload: {why}"
+    if choice is Malformed.ALLOW:
+        note = f"git lac: {said}; edit allowed (lac.edit.malformed = allow)"
+        return _answer(harness, allowed=True, notes=[note])
+    return _answer(harness, allowed=False, reason=f"{said} (lac.edit.malformed = deny)")
+
+
+def main(harness_name: str | None) -> int:
+    """Run the hook on this process's stdin; print; the exit code."""
+    from .errors import LacError
+
+    text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    try:
+        result = guard_edit(harness_name, text, os.getcwd())
+    except LacError as exc:
+        from .edge import exit_code_of, messages
+
+        for line in messages(exc):
+            print(line, file=sys.stderr, flush=True)
+        return exit_code_of(exc)
+    if result.stdout:
+        print(result.stdout, flush=True)
+    for line in result.stderr:
+        print(line, file=sys.stderr, flush=True)
+    return result.code

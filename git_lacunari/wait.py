@@ -1,0 +1,102 @@
+"""`git lac wait PATH… [--timeout D] [--lock]`: until the paths are free for us.
+
+The board says when to look again: LISTEN on its change channel on
+PostgreSQL (every write notifies it), ``PRAGMA data_version`` polled every
+0.1 s on SQLite (a read that takes no lock). A waiter looks at least every
+LOOK_EVERY_S anyway, so a change it missed costs it at most that.
+
+With ``--lock`` the locks are taken the moment the paths are free, in one
+grant (all or nothing, serialised with every other grant: of two waiters
+for one path exactly one gets it). A waiter only asks for the grant when a
+read shows the paths free, so a release wakes readers, not a storm of
+writers; and the waiters of a path take their turns oldest first
+(:mod:`git_lacunari.turns`), so only the oldest asks at all.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .board import Board
+from .errors import InvalidInput, PathLocked
+from .model import Conflict, Lock
+
+LOOK_EVERY_S = 1.0
+
+
+class Waited:
+    """How a wait ended: free (and locked), or ``in_line`` when the time ran
+    out while older waiters had their turn at paths no one held just then."""
+
+    def __init__(
+        self, paths: list[str], waited: float, locks: list[Lock], *, in_line: bool = False
+    ) -> None:
+        self.paths, self.waited, self.locks, self.in_line = paths, waited, locks, in_line
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "paths": self.paths,
+            "waited": round(self.waited, 3),
+            "locked": [lk.to_json() for lk in self.locks],
+        }
+
+
+def wait_for_paths(
+    board: Board,
+    patterns: Sequence[str],
+    *,
+    timeout: float | None = None,
+    lock: bool = False,
+    task_id: int | None = None,
+    on_wait: Callable[[list[Conflict]], None] | None = None,
+) -> Waited:
+    """Block until no other agent holds any of ``patterns``; with ``lock``,
+    take them (write locks, under ``task_id`` if given) in the same moment.
+    Raises :class:`PathLocked` (the holders now) when ``timeout`` runs out."""
+    if not patterns:
+        raise InvalidInput("name at least one path to wait for")
+    wanted = [s.pattern for s in board.specs(patterns, ())]
+    if timeout is not None and timeout < 0:
+        raise InvalidInput("--timeout must not be negative")
+    start = time.monotonic()
+    deadline = None if timeout is None else start + timeout
+    turn = None
+    told = False
+    if lock:  # in line first: the oldest waiter of a path is the one that asks
+        from .turns import take_turn
+
+        held = board.check(wanted)
+        if held and on_wait is not None:
+            on_wait(held)
+            told = True
+
+        turn = take_turn(board, wanted, deadline)
+        if turn is None:
+            held = board.check(wanted)
+            if held:
+                raise PathLocked(held, advice="still held when the wait ran out")
+            return Waited(wanted, time.monotonic() - start, [], in_line=True)
+    try:
+        while True:
+            conflicts = board.check(wanted)
+            if not conflicts:
+                if not lock:
+                    return Waited(wanted, time.monotonic() - start, [])
+                try:
+                    locks = board.lock(wanted, task_id=task_id)
+                except PathLocked as exc:  # taken between the look and the grant
+                    conflicts = exc.conflicts
+                else:
+                    return Waited(wanted, time.monotonic() - start, locks)
+            if not told and on_wait is not None:
+                on_wait(conflicts)
+                told = True
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise PathLocked(conflicts, advice="still held when the wait ran out")
+            board.store.wait_for_change(LOOK_EVERY_S if left is None else min(left, LOOK_EVERY_S))
+    finally:
+        if turn is not None:
+            turn.release()

@@ -1,0 +1,15 @@
+-- Edit time (issue 23): the agent-harness hook, MCP and `git lac wait`.
+
+-- name: own_claims
+-- Our claims at this instance, newest first, with the board's clock: what the
+-- edit hook lets an undeclared path be locked under, and whose heartbeat it renews.
+SELECT id, claimed_at, heartbeat_at, {{now}} AS now
+  FROM lac_tasks
+ WHERE owner = :agent AND state = 'claimed' AND instance = :instance
+ ORDER BY claimed_at DESC, id DESC
+
+-- name: take_turn
+-- `wait --lock`: queue for one path's turn. A session advisory lock, waited
+-- for in the server's lock queue (first come, first served; bounded by the
+-- connection's lock_timeout) and dropped when the connection ends.
+SELECT pg_advisory_lock(hashtext('turn:' || :name || ':' || current_schema())) AS got

@@ -1,0 +1,14 @@
+-- Edit time (issue 23): the agent-harness hook, MCP and `git lac wait`.
+
+-- name: own_claims
+-- Our claims at this instance, newest first, with the board's clock: what the
+-- edit hook lets an undeclared path be locked under, and whose heartbeat it renews.
+SELECT id, claimed_at, heartbeat_at, {{now}} AS now
+  FROM lac_tasks
+ WHERE owner = :agent AND state = 'claimed' AND instance = :instance
+ ORDER BY claimed_at DESC, id DESC
+
+-- name: take_turn
+-- Never run: on SQLite the waiters of a path queue as ticket files beside the
+-- board (git_lacunari/turns.py), which a dead waiter's kernel lock releases.
+SELECT NULL AS got

@@ -1,0 +1,85 @@
+"""`git lac wait PATH… [--timeout D] [--lock]`, with real processes for the waiters."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from .conftest import Result
+
+Lac = Callable[..., Result]
+LAC = str(Path(sys.executable).parent / "git-lac")
+
+
+def waiter(repo: Path, agent: str, *args: str) -> subprocess.Popen[str]:
+    """A real `git lac wait` in the background; returns once it is waiting
+    (its first line on stderr says so: it is in line by then)."""
+    env = {**os.environ, "LAC_AGENT": agent}
+    proc = subprocess.Popen(
+        [LAC, "wait", "--json", *args],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    assert line.startswith("waiting: "), line
+    return proc
+
+
+def finish(proc: subprocess.Popen[str]) -> tuple[int, dict[str, object]]:
+    out, _ = proc.communicate(timeout=120)
+    return proc.returncode, json.loads(out)
+
+
+def test_free_paths_return_at_once(lac: Lac) -> None:
+    result = lac("wait", "README", "core/", "--json")
+    assert result.code == 0, result.err
+    assert result.json["paths"] == ["README", "core/"] and result.json["locked"] == []
+
+
+def test_timeout_is_exit_1_naming_the_holder(lac: Lac) -> None:
+    assert lac("lock", "README", env={"LAC_AGENT": "dana"}).code == 0
+    result = lac("wait", "README", "--timeout", "0.3", "--json")
+    assert result.code == 1
+    assert result.json["refused"]["reason"] == "path_locked"
+    assert result.json["refused"]["holder"] == "dana"
+    assert "waiting: dana holds README (no task)" in result.err
+    assert lac("wait", "--timeout", "x", "README").code == 2
+    assert lac("wait", "/abs").code == 2
+    assert lac("wait", "README", "--task", "1").code == 2
+
+
+def test_a_release_wakes_the_waiter(lac: Lac, repo: Path) -> None:
+    assert lac("task", "add", "t", "--write", "core/auth.py").code == 0
+    assert lac("claim", "1", env={"LAC_AGENT": "dana"}).code == 0
+    proc = waiter(repo, "bob", "core/auth.py", "--timeout", "60")
+    assert lac("done", "1", env={"LAC_AGENT": "dana"}).code == 0
+    code, body = finish(proc)
+    assert code == 0 and body["locked"] == []
+
+
+def test_lock_goes_to_the_oldest_waiter(lac: Lac, repo: Path) -> None:
+    """Two waiters with --lock: the release gives the path to the one that
+    waited longest, in one grant; the other keeps waiting and, when its time
+    runs out, is refused naming the winner."""
+    assert lac("lock", "core/auth.py", env={"LAC_AGENT": "dana"}).code == 0
+    first = waiter(repo, "bob", "core/auth.py", "--lock", "--timeout", "60")
+    second = waiter(repo, "carol", "core/auth.py", "--lock", "--timeout", "8")
+    assert lac("unlock", "core/auth.py", env={"LAC_AGENT": "dana"}).code == 0
+    code, body = finish(first)
+    assert code == 0, body
+    locked = body["locked"]
+    assert isinstance(locked, list) and [lk["agent"] for lk in locked] == ["bob"]
+    code, body = finish(second)
+    assert code == 1
+    refused = body["refused"]
+    assert isinstance(refused, dict) and refused["holder"] == "bob"
+    holders = [lk["agent"] for lk in lac("locks", "--json").json["locks"]]
+    assert holders == ["bob"]

@@ -32,7 +32,7 @@ function el(tag, attrs, ...children) {
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else node.setAttribute(key, String(value));
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -252,7 +252,7 @@ function render() {
   const now = boardNow();
   const s = state.snap;
   document.getElementById("where").replaceChildren(`${s.board.dialect} · `, iso(s.board.where),
-    s.board.team_mode ? [" · team mode, reading as ", iso(s.board.role)] : "");
+    ...(s.board.team_mode ? [" · team mode, reading as ", iso(s.board.role)] : []));
   fillOptions(filters.lane, [...new Set(s.tasks.map((t) => t.lane))].sort());
   fillOptions(filters.agent, [...new Set(s.tasks.flatMap((t) => [t.owner, t.created_by])
     .concat(s.locks.map((l) => l.agent)).filter(Boolean))].sort());

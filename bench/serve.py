@@ -1,6 +1,8 @@
-"""What 10 open pages cost a drain, on both backends, in one run.
+"""What 10 open pages cost a drain, on both backends, in one run; and with
+--memory, what 400 stalled pages cost the server's memory.
 
     python bench/serve.py [--tasks 1000] [--pages 10] [--rounds 3] [--dsn postgresql://…]
+    python bench/serve.py --memory [--tasks 3000] [--stalled 400]
 
 A real `git lac drain --lane L -- true` works a lane of --tasks tasks, timed
 wall to wall, alternately with no server at all and with `git lac serve`
@@ -18,6 +20,7 @@ import http.client
 import multiprocessing as mp
 import os
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -148,6 +151,107 @@ def with_pages(repo: Path, lane: str, n_pages: int) -> tuple[float, list[int]]:
     return took, counts
 
 
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise SystemExit(f"no VmRSS for {pid}")
+
+
+def stalled_page(host: str, port: int) -> socket.socket:
+    """A page that asks for the stream and then never reads: a small receive
+    buffer, so the server is left holding what it cannot send."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((host, port))
+    sock.sendall(f"GET /api/events HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    return sock
+
+
+def memory(name: str, url: str | None, args: argparse.Namespace) -> None:
+    """Resident memory of one server at --tasks tasks: with no page, with
+    --stalled pages that stopped reading (while the board changes, so newer
+    snapshots are published), and after they are gone (issue 26's target:
+    less than 50 MB added, and given back)."""
+    repo = make_repo(url)
+    fill(repo, url, "m", args.tasks)
+    proc = subprocess.Popen(
+        [str(BIN / "git-lac"), "serve", "--port", "0", "--max-clients", str(args.stalled + 10)],
+        cwd=repo,
+        env=git_env(),
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    if not line.startswith("git lac serve: http"):
+        raise SystemExit(f"the server did not start: {line}{proc.stderr.read()}")
+    parts = urlsplit(line.split()[3])
+    host, port = str(parts.hostname), int(parts.port or 0)
+
+    def snapshot_size() -> int:
+        conn = http.client.HTTPConnection(host, port, timeout=30)
+        conn.request("GET", "/api/snapshot")
+        size = len(conn.getresponse().read())
+        conn.close()
+        return size
+
+    def change(n: int) -> None:
+        for i in range(n):
+            subprocess.run(
+                ["git", "lac", "task", "add", f"change {i}"],
+                cwd=repo,
+                env=git_env(),
+                check=True,
+                capture_output=True,
+            )
+            time.sleep(1.0)
+
+    try:
+        size = snapshot_size()
+        for _ in range(5):  # warm: the stream's code has run once, as below
+            with socket.create_connection((host, port)) as warm:
+                warm.sendall(f"GET /api/events HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+                received = 0
+                while received < size:
+                    received += len(warm.recv(1 << 20))
+        change(3)  # the server has published a few snapshots, as it will below
+        time.sleep(2)
+        none = rss_mb(proc.pid)
+        peak = [none]
+        sampling = threading.Event()
+
+        def sample() -> None:
+            while not sampling.wait(0.1):
+                peak.append(rss_mb(proc.pid))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        pages = [stalled_page(host, port) for _ in range(args.stalled)]
+        time.sleep(3)  # each has its first snapshot started and stalled
+        stalled = rss_mb(proc.pid)
+        change(3)  # newer snapshots: every stalled page is now behind
+        time.sleep(4)  # past the feed's BEHIND_S: the stalled pages are dropped
+        sampling.set()
+        sampler.join()
+        high = max(peak)
+        peak_note = f"; peak {high:.1f} MB ({high - none:+.1f} MB) while the board changed"
+        for sock in pages:
+            sock.close()
+        time.sleep(3)
+        after = rss_mb(proc.pid)
+        print(
+            f"{name:<8} resident memory at {args.tasks} tasks (snapshot {size / 1e6:.1f} MB): "
+            f"{none:.1f} MB with no page, {stalled:.1f} MB with {args.stalled} stalled pages "
+            f"({stalled - none:+.1f} MB, target < +50 MB), {after:.1f} MB once they are gone "
+            f"({after - none:+.1f} MB){peak_note}"
+        )
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(10)
+
+
 def measure(name: str, url: str | None, args: argparse.Namespace) -> None:
     repo = make_repo(url)
     bare: list[float] = []
@@ -175,12 +279,16 @@ def measure(name: str, url: str | None, args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--tasks", type=int, default=1000)
+    parser.add_argument("--memory", action="store_true", help="stalled pages vs memory")
+    parser.add_argument("--stalled", type=int, default=400)
+    parser.add_argument("--tasks", type=int, default=None)
     parser.add_argument("--pages", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--dsn", default=DEFAULT_DSN)
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
     args = parser.parse_args()
+    if args.tasks is None:
+        args.tasks = 3000 if args.memory else 1000
     import psycopg
 
     schema = "lac_serve_bench_" + uuid.uuid4().hex[:8]
@@ -191,7 +299,7 @@ def main() -> None:
     try:
         for name, url in (("sqlite", None), ("postgres", pg_url)):
             if args.backend in (name, "both"):
-                measure(name, url, args)
+                (memory if args.memory else measure)(name, url, args)
     finally:
         with psycopg.connect(args.dsn, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

@@ -523,8 +523,9 @@ def test_every_command_json_matches_its_documented_shape(
         seen.reasons.add("not_permitted")
 
     assert not seen.failures, "\n".join(seen.failures)
-    # `serve` runs until it is stopped, so it never answers 0 here: its --json
-    # (stopped by SIGTERM) is checked on a real process in tests/test_serve.py.
+    # `serve` runs until it is stopped: its one --json object is printed when
+    # it listens ("ok": true, its url), and the stop is told by the exit code;
+    # checked on a real process in tests/test_serve.py.
     # `guard edit` (and its helper) and `mcp` speak other protocols than --json
     # (an agent harness's, MCP's): tests/test_edit_guard.py and tests/test_mcp.py.
     every_command = {

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -53,17 +54,35 @@ class Served:
     proc: subprocess.Popen[str]
     url: str
     lines: list[str]
+    token: str | None = None  # the one the server made and printed
+
+    @property
+    def open_url(self) -> str:
+        """What a person opens: the printed URL, with the token if one was made."""
+        return f"{self.url}?token={self.token}" if self.token else self.url
+
+    def _auth(self, headers: dict[str, str] | None, auth: bool) -> dict[str, str]:
+        given = dict(headers or {})
+        if auth and self.token and "Authorization" not in given:
+            given["Authorization"] = f"Bearer {self.token}"
+        return given
 
     def get(
-        self, path: str, headers: dict[str, str] | None = None
+        self, path: str, headers: dict[str, str] | None = None, *, auth: bool = True
     ) -> tuple[int, bytes, dict[str, str]]:
-        return http(self.url.rstrip("/") + path, headers=headers)
+        return http(self.url.rstrip("/") + path, headers=self._auth(headers, auth))
 
     def post(
-        self, path: str, body: Any, headers: dict[str, str] | None = None
+        self,
+        path: str,
+        body: Any,
+        headers: dict[str, str] | None = None,
+        *,
+        auth: bool = True,
     ) -> tuple[int, bytes, dict[str, str]]:
         data = json.dumps(body).encode()
-        return http(self.url.rstrip("/") + path, data=data, headers=headers, method="POST")
+        given = self._auth(headers, auth)
+        return http(self.url.rstrip("/") + path, data=data, headers=given, method="POST")
 
     def snapshot(self) -> dict[str, Any]:
         code, body, _ = self.get("/api/snapshot")
@@ -120,14 +139,19 @@ def start_server(
         lines.append(line)
         if line.startswith("git lac serve: http"):
             url = line.split()[3]
-            if "--host" in args:  # a non-loopback bind: the token line follows at once
+            host = args[args.index("--host") + 1] if "--host" in args else "127.0.0.1"
+            loopback = host.startswith("127.") or host in ("localhost", "::1", "[::1]")
+            if ("--allow-actions" in args or not loopback) and "--token" not in args:
+                # actions, or a non-loopback bind: the token line follows at once
                 lines.append(proc.stderr.readline())
             break
     selector.close()
     if not url and expect_url:
         stop(Served(proc, "", lines))
         raise AssertionError(f"the server did not start: {''.join(lines)}{proc.stderr.read()}")
-    return Served(proc, url, lines)
+    made = [line for line in lines if "token (shown once)" in line]
+    token = made[0].rsplit("token=", 1)[1].strip() if made else None
+    return Served(proc, url, lines, token)
 
 
 def stop(served: Served) -> int:
@@ -184,7 +208,7 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 def open_page(page: Any, served: Served) -> None:
-    page.goto(served.url)
+    page.goto(served.open_url)
     page.wait_for_selector("#live.on", timeout=10_000)
     page.wait_for_selector(".card", timeout=10_000)
     page.evaluate("window.__not_reloaded = true")
@@ -614,9 +638,9 @@ def test_team_mode_reads_as_the_reader_role(
     assert lac_inprocess(repo, "task", "add", "seen by the reader").code == 0
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute(f"INSERT INTO \"{schema}\".lac_settings VALUES ('team_mode', 'on')")
-    # No reader role yet: refused, one line, exit 3.
-    result = lac_process(repo, "serve", "--port", "0")
-    assert result.code == 3 and role in result.err, result
+    # No reader role yet: the page reads as the login itself, read-only.
+    with serving(repo) as served:
+        assert served.snapshot()["board"]["role"] == "postgres"
     try:
         with psycopg.connect(pg_server, autocommit=True) as conn:
             conn.execute(f'CREATE ROLE "{role}" NOLOGIN')
@@ -665,16 +689,41 @@ def test_hostile_requests_get_one_line_answers(board: Callable[..., Result], rep
         assert lac_inprocess(repo, "show", "1", "--json").json["task"]["state"] == "open"
 
 
+def read_line(stream: Any, timeout_s: float = 10.0) -> str:
+    selector = selectors.DefaultSelector()
+    selector.register(stream, selectors.EVENT_READ)
+    try:
+        assert selector.select(timeout=timeout_s), "nothing within the time"
+        return str(stream.readline())
+    finally:
+        selector.close()
+
+
 @pytest.mark.parametrize("backend", ["sqlite"])
-def test_json_when_stopped_by_sigterm(board: Callable[..., Result], repo: Path) -> None:
-    """--json: one object on stdout when the server stops; SIGTERM is exit 143."""
-    served = start_server(repo, "--json")
+def test_json_is_one_object_as_soon_as_it_listens(board: Callable[..., Result], repo: Path) -> None:
+    """--json: the one object is printed when the server listens (a supervisor
+    reads the URL there, with --port 0); the stop is told by the exit code
+    (SIGTERM: 143) and stderr, nothing more on stdout."""
+    served = start_server(repo, "--json", "--allow-actions")
+    assert served.proc.stdout is not None
+    line = read_line(served.proc.stdout)
+    body = json.loads(line)
+    assert body == {
+        "ok": True,
+        "url": served.url,
+        "token_url": served.open_url,
+        "actions": True,
+        "role": None,
+    }
+    assert http(body["url"] + "api/snapshot")[0] == 401  # actions on: the token is needed
+    code, _, _ = http(
+        body["url"] + "api/snapshot", headers={"Authorization": f"Bearer {served.token}"}
+    )
+    assert code == 200
     os.kill(served.proc.pid, signal.SIGTERM)  # git passes it on to git-lac
     out, err = served.proc.communicate(timeout=15)
     assert served.proc.returncode in (143, -signal.SIGTERM), (served.proc.returncode, err)
-    body = json.loads(out)
-    assert body["ok"] is False and body["stopped_by"] == "SIGTERM"
-    assert body["url"] == served.url and body["actions"] is False and body["role"] is None
+    assert out == ""  # one object in all
     assert "stopped by SIGTERM" in err and "Traceback" not in err
 
 
@@ -689,3 +738,352 @@ def test_team_mode_with_actions_names_the_role_it_acts_as(repo: Path, pg_server:
         with serving(repo, "--allow-actions") as served:
             banner = next(line for line in served.lines if line.startswith("git lac serve: http"))
             assert f"actions on, as {alice};" in banner, banner
+
+
+# --- issue 26: a hostile local network, a hundred open tabs -------------------------
+
+
+def server_pid(served: Served) -> int:
+    """The git-lac process under `git lac` (git runs it as its child)."""
+    pid = served.proc.pid
+    for _ in range(50):
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        if children:
+            return int(children[0])
+        time.sleep(0.1)
+    return pid  # git exec'd it
+
+
+def board_connections(pid: int, backend: str) -> int:
+    """The board connections the server process holds right now: sockets to
+    PostgreSQL's port, or file descriptors on the SQLite board file."""
+    fds = Path(f"/proc/{pid}/fd")
+    links = []
+    for fd in fds.iterdir():
+        with contextlib.suppress(OSError):
+            links.append(os.readlink(fd))
+    if backend == "sqlite":
+        return sum(1 for link in links if link.endswith("board.db"))
+    inodes = {link[8:-1] for link in links if link.startswith("socket:[")}
+    count = 0
+    for table in ("tcp", "tcp6"):
+        for row in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            cols = row.split()
+            if cols[2].endswith(":1538") and cols[3] == "01" and cols[9] in inodes:
+                count += 1
+    return count
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_actions_need_the_token_on_loopback_too(
+    board: Callable[..., Result], repo: Path, browser: Any
+) -> None:
+    """Any local process could read the page's CSRF value and act as the
+    serving agent: with actions on, loopback needs the token like any bind."""
+    with serving(repo, "--allow-actions") as served:
+        assert served.token and len(served.token) >= 16
+        # A local process without the token: no page (so no CSRF value), no action.
+        assert served.get("/", auth=False)[0] == 401
+        assert served.get("/api/snapshot", auth=False)[0] == 401
+        forged = {"Content-Type": "application/json", "X-Lac-Csrf": "x"}
+        code, _, _ = served.post(
+            "/api/action/cancel", {"task": 1, "person": "m"}, forged, auth=False
+        )
+        assert code == 401
+        # The same in a real browser: the plain URL is refused, and so is a
+        # request the page's script would send.
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            response = page.goto(served.url)
+            assert response.status == 401
+            status = page.evaluate(
+                """async () => (await fetch('/api/action/cancel', {method: 'POST',
+                     headers: {'Content-Type': 'application/json', 'X-Lac-Csrf': 'x'},
+                     body: JSON.stringify({task: 1, person: 'mallory'})})).status"""
+            )
+            assert status == 401
+            # With the printed URL, the page works and can act.
+            page.goto(served.open_url)
+            page.wait_for_selector("#live.on")
+            page.fill("#who", "Robin")
+            card(page, 1).click()
+            page.click("[data-action='cancel']")
+            page.wait_for_selector(".card[data-task='1'][data-state='cancelled']")
+        finally:
+            context.close()
+        log = lac_inprocess(repo, "log", "1", "--json").json["events"]
+        assert [e["detail"].get("person") for e in log if e["kind"] == "cancelled"] == ["Robin"]
+
+
+def test_two_served_boards_work_side_by_side_in_one_browser(tmp_path: Path, browser: Any) -> None:
+    """One cookie per server (named for its port; HttpOnly, SameSite=Strict,
+    Path=/): opening a second board never locks the first one out."""
+    from .conftest import make_repo
+
+    repos = [make_repo(tmp_path / "a"), make_repo(tmp_path / "b")]
+    for i, repo in enumerate(repos):
+        assert lac_inprocess(repo, "task", "add", f"board {'AB'[i]} task").code == 0
+    with serving(repos[0], "--allow-actions") as a, serving(repos[1], "--allow-actions") as b:
+        assert a.token != b.token
+        context = browser.new_context()
+        try:
+            first, second = context.new_page(), context.new_page()
+            first.goto(a.open_url)
+            first.wait_for_selector(".card")
+            second.goto(b.open_url)
+            second.wait_for_selector(".card")
+            # Both pages stay live; and each opens again by its plain URL (its cookie).
+            for page, served, name in ((first, a, "A"), (second, b, "B")):
+                page.goto(served.url)
+                page.wait_for_selector("#live.on")
+                assert f"board {name} task" in card(page, 1).inner_text()
+            cookies = {c["name"]: c for c in context.cookies()}
+            ports = {a.url.rsplit(":", 1)[1].strip("/"), b.url.rsplit(":", 1)[1].strip("/")}
+            assert set(cookies) == {f"lac_token_{port}" for port in ports}
+            for cookie in cookies.values():
+                assert cookie["httpOnly"] is True
+                assert cookie["sameSite"] == "Strict"
+                assert cookie["path"] == "/"
+            # A server started again on a port whose cookie is stale: its new URL works.
+            context.add_cookies(
+                [
+                    {"name": f"lac_token_{p}", "value": "stale-" + "x" * 20, "url": a.url}
+                    for p in ports
+                ]
+            )
+            first.goto(a.open_url)
+            first.wait_for_selector("#live.on")
+        finally:
+            context.close()
+
+
+def test_a_loopback_alias_serves_its_printed_url(
+    board: Callable[..., Result], repo: Path, backend: str, page: Any
+) -> None:
+    if backend != "sqlite":
+        pytest.skip("the host check does not depend on the backend")
+    with serving(repo, "--host", "127.0.0.2") as served:
+        assert served.url.startswith("http://127.0.0.2:")
+        assert served.token is None  # read-only on loopback: open, as documented
+        open_page(page, served)
+        assert page.locator(".card").count() == 4
+        assert served.get("/api/snapshot", {"Host": "evil.example"})[0] == 400
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_bidi_text_is_isolated(board: Callable[..., Result], repo: Path, page: Any) -> None:
+    """A right-to-left override in a title must not reorder the text beside it
+    (here the priority after the title): the CLI escapes it, the page isolates it."""
+    title = "evil \u202eretlif"
+    assert lac_inprocess(repo, "task", "add", title, "--priority", "37").code == 0
+    with serving(repo) as served:
+        open_page(page, served)
+        page.wait_for_selector(".card[data-task='5']")
+        # Where each character of " p37" is drawn, left to right.
+        xs = page.evaluate(
+            """() => {
+                const card = document.querySelector(".card[data-task='5']");
+                const walker = document.createTreeWalker(card, NodeFilter.SHOW_TEXT);
+                let node;
+                while ((node = walker.nextNode())) if (node.data === " p37") break;
+                const xs = [];
+                for (let i = 1; i < node.data.length; i++) {
+                    const range = document.createRange();
+                    range.setStart(node, i);
+                    range.setEnd(node, i + 1);
+                    xs.push(range.getBoundingClientRect().left);
+                }
+                return xs;
+            }"""
+        )
+        assert xs == sorted(xs) and len(set(xs)) == 3, xs  # "p", "3", "7" left to right
+        assert page.locator(".card[data-task='5'] bdi.title").inner_text() == title
+
+
+def test_a_board_that_is_gone_is_shown_gone_and_recovers(
+    board: Callable[..., Result], repo: Path, board_url: str | None, backend: str, page: Any
+) -> None:
+    with serving(repo) as served:
+        open_page(page, served)
+        gone = "() => document.body.dataset.gone === '1'"
+        back = "() => document.body.dataset.gone === '0' && document.querySelector('#live.on')"
+        if backend == "sqlite":
+            path = repo / ".git" / "lacunari" / "board.db"
+            aside = path.with_name("aside.db")
+            os.rename(path, aside)  # removed
+            wait_until(page, gone, timeout_s=5)
+            assert "removed" in page.locator("#trouble").inner_text()
+            assert served.get("/api/snapshot")[0] == 503
+            assert not path.exists()  # the page never made a new board there
+            path.write_bytes(b"not a board " * 100)  # replaced by something else
+            time.sleep(2)
+            assert page.evaluate("document.body.dataset.gone") == "1"
+            os.replace(aside, path)  # the board is back
+        else:
+            import psycopg
+
+            assert board_url is not None
+            schema = board_url.rsplit("search_path%3D", 1)[1]
+            server = board_url.split("?")[0]
+            with psycopg.connect(server, autocommit=True) as conn:
+                conn.execute(f'ALTER SCHEMA "{schema}" RENAME TO "{schema}_away"')
+                try:
+                    wait_until(page, gone, timeout_s=5)
+                    assert "renamed or dropped" in page.locator("#trouble").inner_text()
+                finally:
+                    conn.execute(f'ALTER SCHEMA "{schema}_away" RENAME TO "{schema}"')
+        wait_until(page, back, timeout_s=8)
+        assert page.locator("#trouble").is_hidden()
+        assert page.locator(".card").count() == 4
+        # Live again: a claim shows.
+        assert lac_process(repo, "claim", "1", env={"LAC_AGENT": "dana"}).code == 0
+        wait_until(
+            page,
+            "() => document.querySelector(\".card[data-task='1']\").dataset.state === 'claimed'",
+        )
+
+
+def test_a_flood_of_task_requests_stays_within_the_pool(
+    board: Callable[..., Result], repo: Path, backend: str
+) -> None:
+    """Unauthenticated local requests cannot multiply board connections: the
+    watcher's one and the pool's (at most POOL_SIZE) whatever the flood."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from git_lacunari.web.pool import POOL_SIZE
+
+    with serving(repo) as served:
+        pid = server_pid(served)
+        served.snapshot()
+        before = board_connections(pid, backend)
+        assert before >= 1  # the watcher's
+        seen: list[int] = []
+        stop_sampling = False
+
+        def sample() -> None:
+            while not stop_sampling:
+                seen.append(board_connections(pid, backend))
+                time.sleep(0.02)
+
+        def ask(i: int) -> int:
+            return served.get(f"/api/task/{1 + i % 4}")[0]
+
+        sampler = ThreadPoolExecutor(1)
+        sampling = sampler.submit(sample)
+        with ThreadPoolExecutor(64) as flood:
+            codes = list(flood.map(ask, range(400)))
+        stop_sampling = True
+        sampling.result()
+        sampler.shutdown()
+        assert codes.count(200) == 400, sorted(set(codes))
+        assert max(seen) > before, seen  # the pool was used
+        # The pool adds at most its size to what the server held before (the
+        # watcher's connection; SQLite may keep a closed connection's file open
+        # a while, as its POSIX locks require: counted in `before`).
+        assert max(seen) - before <= POOL_SIZE, (before, max(seen))
+        assert backend == "sqlite" or before == 1
+
+
+def test_a_team_agent_serves_read_only_as_itself(repo: Path, pg_server: str, page: Any) -> None:
+    """An ordinary agent is not in the reader role, and needs no grant: its page
+    reads as itself, and cannot write (every transaction READ ONLY)."""
+    from .team_fixtures import team_board
+
+    with team_board(pg_server) as crew:
+        alice = crew.add("alice")
+        assert lac_inprocess(repo, "init", "--url", crew.url_of(alice)).code == 0
+        assert lac_inprocess(repo, "task", "add", "seen by alice").code == 0
+        with serving(repo) as served:
+            assert "read-only" in served.lines[0]
+            snap = served.snapshot()
+            assert snap["board"]["team_mode"] is True and snap["board"]["role"] == alice
+            open_page(page, served)
+            assert "seen by alice" in card(page, 1).inner_text()
+            assert f"reading as {alice}" in page.locator("#where").inner_text()
+            card(page, 1).click()
+            page.wait_for_selector("#detail-events li[data-kind='created']")
+            assert page.locator("[data-action]").count() == 0
+            code, _, _ = served.post(
+                "/api/action/cancel",
+                {"task": 1, "person": "x"},
+                {"Content-Type": "application/json", "X-Lac-Csrf": ""},
+            )
+            assert code == 403
+
+
+def test_a_page_turned_away_by_the_cap_connects_by_itself_later(
+    board: Callable[..., Result], repo: Path, backend: str, page: Any
+) -> None:
+    import socket
+
+    if backend != "sqlite":
+        pytest.skip("the cap does not depend on the backend")
+    with serving(repo, "--max-clients", "1") as served:
+        host, port = served.url[len("http://") :].rstrip("/").rsplit(":", 1)
+        hog = socket.create_connection((host, int(port)))
+        try:
+            hog.sendall(f"GET /api/events HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+            assert hog.recv(12) == b"HTTP/1.1 200"
+            code, raw, headers = served.get("/api/events")
+            assert code == 503 and headers["retry-after"] == "5", (code, raw)
+            assert json.loads(raw)["error"]["kind"] == "too_many_pages"
+            page.goto(served.url)
+            page.wait_for_selector("#live.off", timeout=10_000)
+            time.sleep(1.5)
+            assert page.locator(".card").count() == 0
+        finally:
+            hog.close()
+        page.wait_for_selector("#live.on", timeout=20_000)
+        page.wait_for_selector(".card")
+
+
+def test_a_page_that_stops_reading_is_dropped(
+    board: Callable[..., Result], repo: Path, backend: str
+) -> None:
+    """A stream whose reader stalls while newer snapshots wait is cut off (its
+    buffer freed), and a page that reads on is not."""
+    import socket
+
+    if backend != "sqlite":
+        pytest.skip("the feed does not depend on the backend")
+    from git_lacunari.repo import discover
+    from git_lacunari.store import open_store
+
+    store = open_store(None, discover(repo).common_dir)
+    try:
+        from git_lacunari.board import Board
+        from git_lacunari.identity import Identity
+
+        filler = Board(store, Identity("filler", "test", (), "test"))
+        for i in range(1500):
+            filler.add_task(f"a long title to make the snapshot large, number {i} " + "x" * 440)
+    finally:
+        store.close()
+    with serving(repo) as served:
+        assert len(served.get("/api/snapshot")[1]) > 1_000_000
+        host, port = served.url[len("http://") :].rstrip("/").rsplit(":", 1)
+        stalled = socket.socket()
+        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stalled.connect((host, int(port)))
+        stalled.sendall(f"GET /api/events HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        time.sleep(1.0)  # it has taken its first bytes and stopped
+        for n in range(3):  # newer snapshots
+            assert lac_inprocess(repo, "task", "add", f"newer {n}").code == 0
+            time.sleep(1.0)
+        time.sleep(3.0)
+        newest = served.snapshot()["version"]
+        assert newest >= 2
+        stalled.settimeout(10)
+        received = bytearray()
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := stalled.recv(65536):  # the server ended it: this ends
+                received += chunk
+        stalled.close()
+        # It was cut off before the newest snapshot reached it whole (what it
+        # got is what the kernels' buffers held when it was dropped).
+        whole = [
+            int(m) for m in re.findall(rb"id: (\d+)\nevent: snapshot\ndata: [^\n]*\n\n", received)
+        ]
+        assert newest not in whole, (newest, whole, len(received))
+        assert served.get("/api/snapshot")[0] == 200

@@ -28,7 +28,15 @@ from .options import CONTEXT, common, echo_to
 @click.option(
     "--token",
     metavar="TOKEN",
-    help="Require TOKEN on every request (a non-loopback --host makes one if not given).",
+    help="Require TOKEN on every request (--allow-actions or a non-loopback --host "
+    "makes one if not given).",
+)
+@click.option(
+    "--max-clients",
+    default=100,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Most pages streaming at once; more are told to retry.",
 )
 @common
 def serve(
@@ -39,6 +47,7 @@ def serve(
     open_browser: bool,
     allow_actions: bool,
     token: str | None,
+    max_clients: int,
 ) -> Result:
     """Serve the live board page until Ctrl-C.
 
@@ -48,10 +57,13 @@ def serve(
     pushed from one watcher per server (LISTEN/NOTIFY on PostgreSQL, PRAGMA
     data_version on SQLite); pages never poll the board. Read-only unless
     --allow-actions: then each action is done as this agent and recorded with
-    the name the person types on the page. Loopback by default; any other
-    --host needs a token (--token, or one made and printed once). In team
-    mode, with actions off, the page reads as the board's reader role. Needs
-    the web extra: pip install 'git-lacunari[web]' (exit 3 without it).
+    the name the person types on the page. Loopback by default; actions, or
+    any other --host, need a token (--token, or one made and printed once).
+    Read-only pages cannot write; in team mode they read as the board's reader
+    role where the login may, else as the agent itself. With --json, one
+    object is printed as soon as the server listens (its url); the stop is
+    told by the exit code. Needs the web extra: pip install
+    'git-lacunari[web]' (exit 3 without it).
     """
     return verb.serve(
         session,
@@ -61,4 +73,6 @@ def serve(
         allow_actions=allow_actions,
         token=token,
         echo=echo_to(err=True),
+        as_json=as_json,
+        max_clients=max_clients,
     )

@@ -183,12 +183,20 @@ class PostgresStore(StoreBase):
     dialect = "postgres"
 
     def __init__(
-        self, url: str, timeout: float = DEFAULT_TIMEOUT_S, board: str | None = None
+        self,
+        url: str,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        board: str | None = None,
+        *,
+        conn: psycopg.Connection[Row] | None = None,
     ) -> None:
+        """``conn``: a connection made by :func:`connect` for the same URL,
+        timeout and board, lent by a pool (the live page's); closing the store
+        then closes it, so a borrower gives it back instead."""
         super().__init__(timeout)
         self.url = url
         self.board = board
-        self.conn = connect(url, timeout, board)
+        self.conn = conn if conn is not None else connect(url, timeout, board)
         self.queries = pg_queries()
         self._listening = False
         self._watching = False

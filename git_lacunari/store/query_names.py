@@ -74,6 +74,8 @@ QueryName = Literal[
     "page_events",
     "page_instances",
     "page_locks",
+    "page_may_set_role",
+    "page_read_only",
     "page_role",
     "page_set_role",
     "page_state_counts",

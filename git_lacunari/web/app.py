@@ -7,11 +7,15 @@ Safety, each in one place here:
 - **read-only by default**: with actions off, every ``POST /api/action/…``
   answers 403 before anything else is looked at (a forged request included),
   and the page renders no control that changes state (it is told ``actions``);
-- **token**: when one is set (always on a non-loopback bind), every request
-  must carry it — ``?token=`` once (then a cookie, ``HttpOnly``,
-  ``SameSite=Strict``) or ``Authorization: Bearer``; compared in constant time;
-- **host check** on a loopback bind: only loopback host names are served, so
-  a web page that rebinds its own name to 127.0.0.1 cannot read the board;
+- **token**: when one is set (always with actions on, and on a non-loopback
+  bind), every request must carry it — ``?token=`` once (then a cookie named
+  for this server's port, ``HttpOnly``, ``SameSite=Strict``, ``Path=/``: two
+  served boards in one browser each keep their own) or
+  ``Authorization: Bearer``; compared in constant time; a ``?token=`` given
+  beats a cookie left by an earlier server on the same port;
+- **host check** on a loopback bind: only loopback host names and the host
+  the server was asked to bind are served, so a web page that rebinds its own
+  name to 127.0.0.1 cannot read the board;
 - **CSRF**: a POST must send ``X-Lac-Csrf`` (a secret of this process, given
   in the page), ``Content-Type: application/json``, and no foreign ``Origin``.
 
@@ -20,17 +24,16 @@ Board text is shown by the page with ``textContent`` only (static/app.js).
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
@@ -38,7 +41,6 @@ from starlette.responses import (
     PlainTextResponse,
     RedirectResponse,
     Response,
-    StreamingResponse,
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -47,12 +49,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from .. import edge
 from ..board import Board, validate_task_id
 from ..errors import InvalidInput, LacError
-from .feed import Feed
+from .feed import Client, Feed
+from .pool import BoardPool
 
 STATIC = Path(__file__).resolve().parent / "static"
-LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 ACTIONS = ("release", "force-release", "reopen", "cancel")
-TOKEN_COOKIE = "lac_token"
+TOKEN_COOKIE = "lac_token_{port}"  # one per server: cookies are not told apart by port
+RETRY_AFTER_S = 5  # a page turned away (too many open) tries again after this
 CSRF_HEADER = "x-lac-csrf"
 MAX_PERSON = 100
 MAX_REASON = 1000
@@ -63,15 +67,20 @@ PERSON_OK = re.compile(r"^[^\x00-\x1f\x7f]{1,100}$")
 class TokenGate:
     """Every request carries the token, or gets 401 (nothing else is said)."""
 
-    def __init__(self, app: ASGIApp, token: str | None) -> None:
+    def __init__(self, app: ASGIApp, token: str | None, cookie: str) -> None:
         self.app = app
         self.token = token
+        self.cookie = cookie
 
     def _given(self, request: Request) -> str | None:
+        # The address bar first: a URL just printed by a new server on this
+        # port must work even where an old server's cookie is still kept.
+        if request.query_params.get("token"):
+            return request.query_params["token"]
         auth = request.headers.get("authorization", "")
         if auth.lower().startswith("bearer "):
             return auth[7:].strip()
-        return request.cookies.get(TOKEN_COOKIE) or request.query_params.get("token")
+        return request.cookies.get(self.cookie)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.token is None or scope["type"] != "http":
@@ -88,10 +97,91 @@ class TokenGate:
             # Once: keep it in a cookie, and take it out of the address bar and history.
             clean = request.url.remove_query_params("token")
             response = RedirectResponse(str(clean), status_code=303)
-            response.set_cookie(TOKEN_COOKIE, self.token, httponly=True, samesite="strict")
+            response.set_cookie(self.cookie, self.token, path="/", httponly=True, samesite="strict")
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+def host_name(header: str) -> str:
+    """The host of a Host header, without its port ([::1]:8765 -> [::1])."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[: header.index("]") + 1] if "]" in header else header
+    return header.rsplit(":", 1)[0] if ":" in header else header
+
+
+def allowed_hosts(bound: str) -> frozenset[str]:
+    """The Host names a loopback server answers: the loopback names, and the
+    host it was asked to bind (127.0.0.2, ::1, ...), so its printed URL works."""
+    own = bound.strip().lower().strip("[]")
+    return frozenset({*LOOPBACK_HOSTS, f"[{own}]" if ":" in own else own})
+
+
+class HostGate:
+    """A request whose Host is not one of ours gets 400: a page that rebinds
+    its own name to our address reaches us with its own name, and is refused."""
+
+    def __init__(self, app: ASGIApp, hosts: Collection[str]) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            host = Request(scope).headers.get("host", "")
+            if host_name(host) not in self.hosts:
+                await PlainTextResponse("Invalid host header", 400)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class EventStream(Response):
+    """A page's server-sent events, from the feed: sliced, bounded, cut off
+    when the page stops reading (see :mod:`.feed`)."""
+
+    def __init__(self, feed: Feed, abort: Callable[[Any], None]) -> None:
+        self.feed = feed
+        self.abort = abort
+        self.background = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        feed = self.feed
+        if not feed.admit():
+            message = f"too many open pages (at most {feed.max_clients}); the page retries"
+            await JSONResponse(
+                {"ok": False, "error": {"kind": "too_many_pages", "message": message}},
+                503,
+                headers={"Retry-After": str(RETRY_AFTER_S), "Cache-Control": "no-store"},
+            )(scope, receive, send)
+            return
+        peer = scope.get("client")
+        client = Client(abort=lambda: self.abort(peer))
+
+        async def until_gone() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            client.closed.set()
+
+        listening = asyncio.ensure_future(until_gone())
+        try:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", b"text/event-stream; charset=utf-8"),
+                        (b"cache-control", b"no-store"),
+                        (b"x-accel-buffering", b"no"),
+                    ],
+                }
+            )
+            async for piece in feed.stream(client):
+                if client.closed.is_set() or not await feed.deliver(send, piece, client):
+                    return
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            listening.cancel()
+            feed.leave()
 
 
 def _person(value: Any) -> str:
@@ -128,21 +218,19 @@ def _status_of(outcome: LacError) -> int:
 
 def create_app(
     feed: Feed,
-    open_board: Callable[[], Board],
+    pool: BoardPool,
     *,
     allow_actions: bool,
     token: str | None,
     csrf: str,
-    loopback_only: bool,
+    hosts: Collection[str] | None,
+    port: int,
+    abort: Callable[[Any], None],
 ) -> Starlette:
+    """``hosts``: the Host names served (None: any, a non-loopback bind, which
+    has a token); ``abort(client)`` cuts off the connection of a client
+    (``scope["client"]``) at once, its unsent buffer freed."""
     page = (STATIC / "index.html").read_text("utf-8")
-
-    def with_board(work: Callable[[Board], Any]) -> Any:
-        board = open_board()
-        try:
-            return work(board)
-        finally:
-            board.store.close()
 
     async def index(request: Request) -> Response:
         html = page.replace("{{csrf}}", csrf if allow_actions else "").replace(
@@ -166,14 +254,12 @@ def create_app(
         latest = await feed.first(timeout=10.0)
         if latest is None:
             return JSONResponse({"ok": False, "trouble": feed.trouble or "starting"}, 503)
+        if feed.gone:
+            return JSONResponse({"ok": False, "trouble": feed.trouble, "gone": True}, 503)
         return Response(latest.data, media_type="application/json")
 
     async def events(request: Request) -> Response:
-        return StreamingResponse(
-            feed.stream(),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-        )
+        return EventStream(feed, abort)
 
     async def task_detail(request: Request) -> Response:
         try:
@@ -188,7 +274,7 @@ def create_app(
                     "now": board.now(),
                 }
 
-            return JSONResponse(await run_in_threadpool(with_board, read))
+            return JSONResponse(await pool.run(read))
         except LacError as exc:
             return JSONResponse(edge.payload(exc), _status_of(exc))
 
@@ -229,14 +315,14 @@ def create_app(
                 board.audit = {"via": "git lac serve", "person": person}
                 return act(board, verb, task_id, reason)
 
-            task = await run_in_threadpool(with_board, run)
+            task = await pool.run(run)
             return JSONResponse({"ok": True, "task": task})
         except LacError as exc:
             return JSONResponse(edge.payload(exc), _status_of(exc))
 
-    middleware = [Middleware(TokenGate, token=token)]
-    if loopback_only:
-        middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=LOOPBACK_HOSTS))
+    middleware = [Middleware(TokenGate, token=token, cookie=TOKEN_COOKIE.format(port=port))]
+    if hosts is not None:
+        middleware.insert(0, Middleware(HostGate, hosts=hosts))
     return Starlette(
         routes=[
             Route("/", index),

@@ -9,6 +9,22 @@ so a burst of writes is one read — encodes it once, and wakes every page's
 stream, which sends the newest snapshot it has not sent yet (a slow page
 skips the ones it missed). Pages never read the board themselves.
 
+Memory is bounded whatever the pages do (issue 26):
+
+- one encoded snapshot per board version, shared by every stream: a stream
+  sends it in slices of :data:`CHUNK` bytes, never a copy of it whole;
+- at most ``max_clients`` streams at once (the rest are answered 503, and the
+  page tries again by itself);
+- a stream whose page stops reading is dropped: when a slice is not taken
+  within :data:`BEHIND_S` while a newer snapshot waits, or within
+  :data:`STALL_S` at all, the connection is aborted (its buffer freed at
+  once) and the page reconnects by itself (``retry:``).
+
+The watcher also checks, every :data:`CHECK_S`, that the board is still the
+one it opened (:class:`Presence`): a SQLite file removed or replaced, a
+PostgreSQL schema renamed or dropped, is shown as gone within seconds, and
+the page recovers when the board is back.
+
 No web framework here: the streams are plain async iterators of bytes.
 """
 
@@ -16,11 +32,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import gc
 import json
+import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..board import Board
@@ -37,12 +57,21 @@ READ_SPACING = 5.0
 MAX_INTERVAL_S = 0.8
 KEEPALIVE_S = 15.0  # a comment line on idle streams, and a fresh clock
 RETRY_S = 1.0  # after board trouble, before the watcher opens the board again
+CHECK_S = 1.0  # how often the watcher checks that the board is still there
+CHUNK = 16_384  # a stream sends a snapshot in slices of this many bytes
+SEND_STEP_S = 0.25  # how often a blocked send looks whether it should give up
+BEHIND_S = 2.0  # a slice not taken this long while a newer snapshot waits: dropped
+STALL_S = 30.0  # a slice not taken this long at all: dropped
+RECONNECT_MS = 1000  # the page's EventSource reconnects this long after a drop
+DEFAULT_MAX_CLIENTS = 100
+
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
 @dataclass(frozen=True)
 class Published:
     version: int
-    data: bytes  # the snapshot, JSON
+    data: bytes  # the snapshot, JSON: the one copy every stream sends from
     board_now: float  # the board's clock when it was read
     read_at: float  # time.monotonic() then
 
@@ -58,6 +87,72 @@ def sse(event: str, data: bytes | str, event_id: int | None = None) -> bytes:
     return f"{head}event: {event}\n".encode() + b"data: " + body + b"\n\n"
 
 
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's malloc_trim, where the C library is glibc; else None."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim: Callable[[int], int] = libc.malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return trim
+
+
+class Presence:
+    """Is the board the watcher reads still the one it opened?
+
+    SQLite: the file at the board's path is the same file (device and inode):
+    a connection keeps reading a removed or replaced file, unaware. PostgreSQL:
+    the session's schema is still the board's (a renamed or dropped schema
+    leaves the search_path naming nothing)."""
+
+    def __init__(self, board: Board) -> None:
+        store = board.store
+        self.where = redact(str(getattr(store, "where", store.url)))
+        path = getattr(store, "path", None)
+        self.path: Path | None = Path(path) if store.dialect == "sqlite" and path else None
+        self.file = self._file() if self.path is not None else None
+        row = None if self.path is not None else store.one("current_board")
+        self.schema = None if row is None else row["board"]
+
+    def _file(self) -> tuple[int, int] | None:
+        assert self.path is not None
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return None
+        return stat.st_dev, stat.st_ino
+
+    def gone(self, board: Board) -> str | None:
+        """None while it is; else why it is gone."""
+        if self.path is not None:
+            now = self._file()
+            if now is None:
+                return f"the board at {self.where} is gone: its file was removed"
+            if now != self.file:
+                return f"the board at {self.where} is gone: its file was replaced"
+            return None
+        row = board.store.one("current_board")
+        if row is None or row["board"] is None or row["board"] != self.schema:
+            return (
+                f"the board {self.schema} at {self.where} is gone: "
+                "its schema was renamed or dropped"
+            )
+        return None
+
+
+@dataclass
+class Client:
+    """One page's stream: what it is sending, and how to cut it off."""
+
+    abort: Callable[[], None]
+    sending: int = 0  # the version of the snapshot being sent (0: none)
+    closed: asyncio.Event = field(default_factory=asyncio.Event)  # the page went away
+
+
 class Feed:
     def __init__(
         self,
@@ -67,21 +162,29 @@ class Feed:
         min_interval: float = 0.2,
         wait_step: float = 0.5,
         board: Board | None = None,
+        max_clients: int = DEFAULT_MAX_CLIENTS,
+        on_gone: Callable[[], None] | None = None,
     ) -> None:
         self.open_board = open_board
         self._first = board  # the watcher's connection, if already open
         self.actions = actions
         self.min_interval = min_interval
         self.wait_step = wait_step
+        self.max_clients = max_clients
+        self.on_gone = on_gone  # the pool's reset: its connections may read a ghost
         self.latest: Published | None = None
         self.trouble: str | None = None  # the board's last error, shown on the page
+        self.gone = False  # the board went away; until a snapshot is read again
         self.reads = 0  # snapshots read (bench/serve.py and the tests read it)
+        self.clients = 0  # live streams
+        self.dropped = 0  # streams cut off for not reading
         self._stop = threading.Event()
         self._closing = threading.Event()  # the server is stopping: end every stream
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed: asyncio.Event | None = None
         self._lock = threading.Lock()
+        self._trim_due = False
 
     # --- the watcher thread ------------------------------------------------------
 
@@ -110,11 +213,25 @@ class Feed:
 
     def _watch(self, board: Board | None) -> None:
         last_read, spacing = float("-inf"), self.min_interval
+        presence: Presence | None = None
+        next_check = 0.0
         while not self._stop.is_set():
             try:
                 if board is None:
                     board = self.open_board()
-                if not board.store.wait_for_change(self.wait_step):
+                    presence = None
+                if presence is None:
+                    presence = Presence(board)
+                if time.monotonic() >= next_check:
+                    next_check = time.monotonic() + CHECK_S
+                    self._trim()
+                    why = presence.gone(board)
+                    if why is not None:
+                        self._went(why)
+                        board = self._close(board)
+                        self._stop.wait(RETRY_S)
+                        continue
+                if not board.store.wait_for_change(min(self.wait_step, CHECK_S)):
                     continue
                 # Coalesce: at most one read per spacing; the changes that came
                 # meanwhile are taken now and covered by this read.
@@ -148,6 +265,7 @@ class Feed:
             version = (self.latest.version if self.latest else 0) + 1
             self.reads += 1
             self.trouble = None
+            self.gone = False
             data["version"] = version
             encoded = json.dumps(data, separators=(",", ":"), allow_nan=False).encode()
             self.latest = Published(version, encoded, float(data["now"]), read_at)
@@ -156,6 +274,17 @@ class Feed:
     def _trouble(self, message: str) -> None:
         with self._lock:
             self.trouble = message
+        self._wake()
+
+    def _went(self, message: str) -> None:
+        """The board is gone: said at once; gone until a snapshot is read again
+        (the errors of reopening it meanwhile are shown as gone too)."""
+        with self._lock:
+            self.trouble = message
+            self.gone = True
+        if self.on_gone is not None:
+            with contextlib.suppress(Exception):
+                self.on_gone()
         self._wake()
 
     def _wake(self) -> None:
@@ -185,27 +314,92 @@ class Feed:
 
     # --- the pages' streams --------------------------------------------------------
 
-    async def stream(self) -> AsyncIterator[bytes]:
-        """One page's events: the newest snapshot now and after every change,
-        the board's clock beside each, a keepalive when idle."""
+    def admit(self) -> bool:
+        """Room for one more stream? (Called on the event loop: no lock needed.)"""
+        if self.clients >= self.max_clients:
+            return False
+        self.clients += 1
+        return True
+
+    def leave(self) -> None:
+        self.clients -= 1
+        self._trim_due = True
+
+    def _trim(self) -> None:
+        """Give the memory that ended streams held back to the system (glibc
+        keeps freed memory in its arenas otherwise: 400 dropped pages left
+        ~16 MB resident for good). At most once per CHECK_S, from the watcher."""
+        if not self._trim_due:
+            return
+        self._trim_due = False
+        gc.collect()  # the ended connections' reference cycles (transport, protocol)
+        trim = _malloc_trim()
+        if trim is not None:
+            trim(0)
+
+    def _trouble_event(self) -> bytes:
+        return sse("trouble", json.dumps({"message": self.trouble, "gone": self.gone}))
+
+    async def stream(self, client: Client) -> AsyncIterator[bytes]:
+        """One page's events: the newest snapshot now and after every change
+        (sliced, from the one shared copy), the board's clock beside each, its
+        trouble, a keepalive when idle."""
+        yield f"retry: {RECONNECT_MS}\n\n".encode()
         sent = 0
-        trouble_sent: str | None = None
+        trouble_sent: tuple[str | None, bool] = (None, False)
         while not self._closing.is_set():
-            latest, trouble = self.latest, self.trouble
+            latest, trouble = self.latest, (self.trouble, self.gone)
             if trouble != trouble_sent:
                 trouble_sent = trouble
-                yield sse("trouble", json.dumps({"message": trouble}))
+                yield self._trouble_event()
             if latest is not None and latest.version > sent:
-                sent = latest.version
+                sent = client.sending = latest.version
                 yield sse("clock", json.dumps({"now": latest.clock()}))
-                yield sse("snapshot", latest.data, latest.version)
+                yield f"id: {latest.version}\nevent: snapshot\ndata: ".encode()
+                data = latest.data
+                for start in range(0, len(data), CHUNK):
+                    yield data[start : start + CHUNK]
+                yield b"\n\n"
+                client.sending = 0
+                del data, latest  # the next version must not be pinned by a waiting stream
                 continue
             changed = self._changed
             assert changed is not None
-            try:
-                await asyncio.wait_for(changed.wait(), KEEPALIVE_S)
-            except TimeoutError:
+            waits = {
+                asyncio.ensure_future(changed.wait()),
+                asyncio.ensure_future(client.closed.wait()),
+            }
+            done, pending = await asyncio.wait(
+                waits, timeout=KEEPALIVE_S, return_when=asyncio.FIRST_COMPLETED
+            )
+            for waiting in pending:
+                waiting.cancel()
+            if client.closed.is_set():
+                return
+            if not done:
+                latest = self.latest
                 if latest is not None:
                     yield sse("clock", json.dumps({"now": latest.clock()}))
                 else:
                     yield b": waiting for the first snapshot\n\n"
+
+    async def deliver(self, send: Send, body: bytes, client: Client) -> bool:
+        """Send one slice; False (and the connection aborted) when the page
+        has stopped reading: it took nothing for BEHIND_S while a newer
+        snapshot waits, or for STALL_S at all, or the server is stopping."""
+        message = {"type": "http.response.body", "body": body, "more_body": True}
+        sending = asyncio.ensure_future(send(message))
+        waited = 0.0
+        while True:
+            done, _ = await asyncio.wait({sending}, timeout=SEND_STEP_S)
+            if done:
+                sending.result()
+                return True
+            waited += SEND_STEP_S
+            latest = self.latest
+            behind = client.sending and latest is not None and latest.version > client.sending
+            if self._closing.is_set() or waited >= (BEHIND_S if behind else STALL_S):
+                sending.cancel()
+                client.abort()
+                self.dropped += 1
+                return False

@@ -4,6 +4,11 @@ The socket is bound here, before uvicorn starts, so a port in use or a host
 that does not resolve is one line and an exit code like every other failure
 (``--port 0`` takes a free port; the URL printed names the one taken). The
 watcher's board is opened here too: no board is exit 3 before anything listens.
+The URL is told (``listening``) as soon as the socket listens.
+
+uvicorn runs our own subclass of its h11 protocol (:func:`protocol_class`): a
+smaller write buffer per connection, and a way for the feed to abort a
+connection whose page stopped reading, freeing its buffer at once.
 """
 
 from __future__ import annotations
@@ -17,17 +22,23 @@ import socket
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from ..board import Board
-from ..errors import CannotWorkHere, InvalidInput, LacError
+from ..errors import CannotWorkHere, InvalidInput
 from ..session import Session
-from .app import create_app
-from .feed import Feed
+from .app import allowed_hosts, create_app
+from .feed import DEFAULT_MAX_CLIENTS, Feed
+from .pool import make_pool
 
 MIN_TOKEN = 16
 STOP_GRACE_S = 5.0  # after a stop signal, the longest the stop may take
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# Bytes a connection may have waiting in this process before its writer waits:
+# with the feed's slices, what a page that stopped reading can cost here.
+WRITE_BUFFER_HIGH = 32_768
 
 
 @dataclass(frozen=True)
@@ -38,6 +49,7 @@ class Serving:
     actions: bool
     token_generated: bool
     role: str | None
+    token_url: str | None = None  # the URL with a token made here (shown once)
     stopped_by: signal.Signals | None = None  # SIGTERM: exit 143
 
 
@@ -96,26 +108,57 @@ def reader_role(board_name: str) -> str:
     return str(role_names(board_name)["reader"])
 
 
-def read_as_reader(board: Board, actions: bool) -> str | None:
-    """In team mode with actions off, the page's connection reads as the
-    board's reader role (SET ROLE); the role its reads run as."""
+def page_session(board: Board, actions: bool) -> str | None:
+    """Set up one of the page's connections; the role its reads run as.
+
+    With actions off every connection is read-only (PostgreSQL: each
+    transaction READ ONLY, SECURITY DEFINER functions included; SQLite:
+    ``query_only``), so whoever serves — an admin included — the page cannot
+    write. On a team board it reads as the board's reader role when the login
+    may become it (the administrator); an agent, which may not, reads as
+    itself: its policies let it read the whole board, and it needs no grant."""
     store = board.store
-    team = store.one("get_setting", name="team_mode")
-    if store.dialect == "postgres" and team and team["value"] == "on" and not actions:
-        current = store.one("current_board")
-        role = reader_role(str(current["board"]) if current else "")
-        try:
-            store.one("page_set_role", role=role)
-        except LacError:
-            raise
-        except Exception as exc:  # the driver's own error: the role is missing or not ours
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise CannotWorkHere(
-                f"team mode: the page reads as {role}, and cannot: {first} "
-                "(`git lac team enable` makes it)"
-            ) from None
+    if not actions:
+        team = store.one("get_setting", name="team_mode")
+        if store.dialect == "postgres" and team and team["value"] == "on":
+            current = store.one("current_board")
+            role = reader_role(str(current["board"]) if current else "")
+            may = store.one("page_may_set_role", role=role)
+            if may and may["may"]:
+                store.one("page_set_role", role=role)
+        store.one("page_read_only")
     row = store.one("page_role")
     return None if row is None or row["role"] is None else str(row["role"])
+
+
+class Transports:
+    """The open connections by client address, so the feed can abort one."""
+
+    def __init__(self) -> None:
+        self.open: dict[Any, asyncio.Transport] = {}
+
+    def abort(self, client: Any) -> None:
+        transport = self.open.pop(tuple(client) if client else None, None)
+        if transport is not None:
+            transport.abort()
+
+
+def protocol_class(transports: Transports) -> type[Any]:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Protocol(H11Protocol):
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            transport.set_write_buffer_limits(high=WRITE_BUFFER_HIGH)
+            if self.client:
+                transports.open[tuple(self.client)] = transport
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self.client and transports.open.get(tuple(self.client)) is self.transport:
+                del transports.open[tuple(self.client)]
+            super().connection_lost(exc)
+
+    return Protocol
 
 
 def serve(
@@ -127,43 +170,77 @@ def serve(
     allow_actions: bool,
     open_browser: bool,
     echo: Callable[[str], None],
+    listening: Callable[[Serving], None] | None = None,
+    max_clients: int = DEFAULT_MAX_CLIENTS,
     min_interval: float = 0.2,
 ) -> Serving:
     import uvicorn
 
     token = check_token(token)
+    if max_clients < 1:
+        raise InvalidInput(f"--max-clients {max_clients}: at least 1")
     loopback = is_loopback(host)
     generated = False
-    if token is None and not loopback:
+    # Actions always need a secret: on loopback too, any local process could
+    # otherwise read the page's CSRF value and act as the serving agent.
+    if token is None and (allow_actions or not loopback):
         token, generated = secrets.token_urlsafe(24), True
 
+    watcher = session.new_board(touch=False)
+    # SQLite: a board file that is gone is never made anew by the page (a
+    # session opening the default board would create it): gone it stays.
+    sqlite_file = getattr(watcher.store, "path", None)
+    if watcher.store.dialect != "sqlite":
+        sqlite_file = None
+
     def open_board() -> Board:
+        if sqlite_file is not None and not Path(sqlite_file).exists():
+            raise CannotWorkHere(f"the board at {sqlite_file} is gone: its file was removed")
         board = session.new_board(touch=False)
-        read_as_reader(board, allow_actions)
+        try:
+            page_session(board, allow_actions)
+        except BaseException:
+            board.store.close()
+            raise
         return board
 
-    watcher = session.new_board(touch=False)
     # every action acts as this agent (and names the person): the board's, so
     # on a team board the session's role, not the name git config gives
     identity = watcher.identity
-    role = read_as_reader(watcher, allow_actions)
-    sock = bind(host, port)
+    try:
+        role = page_session(watcher, allow_actions)
+        pool = make_pool(watcher, open_board, lambda board: page_session(board, allow_actions))
+    except BaseException:
+        watcher.store.close()
+        raise
+    try:
+        sock = bind(host, port)
+    except BaseException:
+        pool.close()
+        watcher.store.close()
+        raise
     bound_port = int(sock.getsockname()[1])
     shown_host = f"[{host.strip('[]')}]" if ":" in host else host
     url = f"http://{shown_host}:{bound_port}/"
+    token_url = f"{url}?token={token}" if generated else None
+    transports = Transports()
     feed = Feed(
         open_board,
         actions=allow_actions,
         min_interval=min_interval,
         board=watcher,
+        max_clients=max_clients,
+        on_gone=pool.reset,
     )
     app = create_app(
         feed,
-        open_board,
+        pool,
         allow_actions=allow_actions,
         token=token,
         csrf=secrets.token_urlsafe(24),
-        loopback_only=loopback,
+        hosts=allowed_hosts(host) if loopback else None,
+        port=bound_port,
+        abort=transports.abort,
     )
     # A stop that arrives once the URL is out but before uvicorn's handlers are
     # in (a supervisor that stops what it has just seen start) is held, then
@@ -174,13 +251,16 @@ def serve(
     mode = f"actions on, as {identity.name}" if allow_actions else "read-only"
     echo(f"git lac serve: {url} ({mode}; {watcher.store.dialect} board; Ctrl-C stops)")
     if generated:
-        echo(f"git lac serve: token (shown once): {url}?token={token}")
+        echo(f"git lac serve: token (shown once): {token_url}")
+    if listening is not None:
+        listening(Serving(url, host, bound_port, allow_actions, generated, role, token_url))
     if open_browser:
         import webbrowser
 
         webbrowser.open(f"{url}?token={token}" if token else url)
     config = uvicorn.Config(
         app,
+        http=protocol_class(transports),
         log_level="warning",
         access_log=False,
         lifespan="off",  # the feed starts and stops with the server (Server below)
@@ -223,6 +303,7 @@ def serve(
             feed.close_streams()
             await super().shutdown(sockets)
             await asyncio.get_running_loop().run_in_executor(None, feed.stop)
+            await asyncio.get_running_loop().run_in_executor(None, pool.close)
 
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
@@ -246,4 +327,4 @@ def serve(
     if stopped_by and stopped_by[0] == signal.SIGINT:
         raise KeyboardInterrupt  # Ctrl-C: `git lac: interrupted`, exit 130, like every command
     stop = signal.Signals(stopped_by[0]) if stopped_by else None
-    return Serving(url, host, bound_port, allow_actions, generated, role, stop)
+    return Serving(url, host, bound_port, allow_actions, generated, role, token_url, stop)

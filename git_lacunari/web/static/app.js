@@ -8,6 +8,8 @@
 //
 // Board text (titles, bodies, names, paths) is untrusted: it only ever
 // reaches the page as textContent, through el() below. Never innerHTML.
+// And each piece of it is isolated for bidi (iso(): a <bdi>), so a
+// right-to-left override in a title cannot reorder the text beside it.
 "use strict";
 
 const STATES = ["open", "claimed", "parked", "done", "cancelled"];
@@ -17,6 +19,7 @@ const state = {
   selected: null,
   detail: null,
   detailVersion: -1,
+  gone: false,
 };
 const csrf = document.querySelector('meta[name="lac-csrf"]').content;
 
@@ -29,11 +32,16 @@ function el(tag, attrs, ...children) {
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else node.setAttribute(key, String(value));
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
   return node;
+}
+
+// Untrusted text, isolated from what surrounds it (bidi).
+function iso(text) {
+  return el("bdi", {}, text === null || text === undefined ? "" : String(text));
 }
 
 function boardNow() {
@@ -72,16 +80,17 @@ function isStale(task, now) {
 }
 
 function whyText(reason) {
-  if (reason.kind === "waiting") return `waiting on #${reason.task} (${reason.state})`;
-  if (reason.kind === "capability") return `needs capability ${reason.capability} (no agent has it)`;
+  if (reason.kind === "waiting") return [`waiting on #${reason.task} (`, iso(reason.state), ")"];
+  if (reason.kind === "capability") return ["needs capability ", iso(reason.capability), " (no agent has it)"];
   if (reason.kind === "capabilities") {
-    return `needs capabilities ${reason.capabilities.join(", ")} (no one agent has them all)`;
+    return ["needs capabilities ", reason.capabilities.map((cap, i) => [i ? ", " : "", iso(cap)]),
+      " (no one agent has them all)"];
   }
   if (reason.kind === "path") {
     const on = reason.task === null ? "" : ` on #${reason.task}`;
-    return `path ${reason.path} held by ${reason.holder} (${reason.pattern}${on})`;
+    return ["path ", iso(reason.path), " held by ", iso(reason.holder), " (", iso(reason.pattern), `${on})`];
   }
-  return reason.kind;
+  return [iso(reason.kind)];
 }
 
 // --- filters --------------------------------------------------------------------
@@ -134,10 +143,10 @@ function card(task, now) {
   const stale = isStale(task, now);
   const meta = [];
   if (task.state === "claimed") {
-    meta.push(el("div", { class: "meta" }, task.owner || "?", task.where ? ` at ${task.where}` : ""));
+    meta.push(el("div", { class: "meta" }, iso(task.owner || "?"), task.where ? [" at ", iso(task.where)] : ""));
     meta.push(el("div", { class: "meta" }, "heartbeat ", when(task.heartbeat_at)));
   } else if (task.owner) {
-    meta.push(el("div", { class: "meta" }, task.owner));
+    meta.push(el("div", { class: "meta" }, iso(task.owner)));
   }
   if (task.attempts) meta.push(el("div", { class: "meta" }, `attempts ${task.attempts}`));
   const blocked = task.blocked || [];
@@ -148,7 +157,7 @@ function card(task, now) {
   },
   el("div", {},
     el("span", { class: "id" }, `#${task.id}`),
-    el("span", { class: "title" }, task.title),
+    el("bdi", { class: "title" }, task.title),
     task.priority ? el("span", { class: "dim" }, ` p${task.priority}`) : null,
     stale ? el("span", { class: "badge stale" }, "STALE") : null,
     blocked.length ? el("span", { class: "badge blocked" }, "blocked") : null),
@@ -168,7 +177,7 @@ function renderLanes(now) {
         el("h3", {}, `${s} (${list.length})`), list.map((t) => card(t, now)));
     });
     return el("section", { class: "lane", dataset: { lane } },
-      el("h2", {}, "lane ", lane), el("div", { class: "states" }, columns));
+      el("h2", {}, "lane ", iso(lane)), el("div", { class: "states" }, columns));
   });
   document.getElementById("lanes").replaceChildren(
     ...(sections.length ? sections : [el("p", { class: "dim" }, "no task matches")]));
@@ -207,10 +216,10 @@ function lockTree() {
       const child = node.children.get(name);
       return el("li", { dataset: { node: name } },
         el("span", { class: child.children.size || child.dir ? "dir" : "file" },
-          name, child.children.size || child.dir ? "/" : ""),
+          iso(name), child.children.size || child.dir ? "/" : ""),
         child.locks.map((lock) => el("div", { class: "held", dataset: { lock: lock.pattern } },
-          el("span", { class: "mode-" + lock.mode }, lock.mode), " ", lock.pattern, " · ",
-          lock.agent, lock.task === null ? " (no task)" : ` #${lock.task}`, " · since ",
+          el("span", { class: "mode-" + lock.mode }, lock.mode), " ", iso(lock.pattern), " · ",
+          iso(lock.agent), lock.task === null ? " (no task)" : ` #${lock.task}`, " · since ",
           when(lock.acquired_at))),
         child.children.size ? draw(child) : null);
     }));
@@ -223,13 +232,13 @@ function eventItem(event) {
   const detail = event.detail || {};
   const extra = [];
   for (const key of ["reason", "previous_owner", "person", "via", "title"]) {
-    if (detail[key]) extra.push(`${key}: ${detail[key]}`);
+    if (detail[key]) extra.push([extra.length ? ", " : " — ", `${key}: `, iso(detail[key])]);
   }
   return el("li", { dataset: { event: String(event.id), kind: event.kind } },
-    when(event.at), " ", el("span", { class: "kind" }, event.kind), " ",
+    when(event.at), " ", el("bdi", { class: "kind" }, event.kind), " ",
     event.task_id !== undefined ? (event.task_id === null ? "" : `#${event.task_id} `) :
       (event.task === null ? "" : `#${event.task} `),
-    "by ", event.agent, extra.length ? ` — ${extra.join(", ")}` : "");
+    "by ", iso(event.agent), extra);
 }
 
 function renderEvents() {
@@ -242,8 +251,8 @@ function render() {
   if (!state.snap) return;
   const now = boardNow();
   const s = state.snap;
-  document.getElementById("where").textContent =
-    `${s.board.dialect} · ${s.board.where}` + (s.board.team_mode ? ` · team mode, reading as ${s.board.role}` : "");
+  document.getElementById("where").replaceChildren(`${s.board.dialect} · `, iso(s.board.where),
+    ...(s.board.team_mode ? [" · team mode, reading as ", iso(s.board.role)] : []));
   fillOptions(filters.lane, [...new Set(s.tasks.map((t) => t.lane))].sort());
   fillOptions(filters.agent, [...new Set(s.tasks.flatMap((t) => [t.owner, t.created_by])
     .concat(s.locks.map((l) => l.agent)).filter(Boolean))].sort());
@@ -304,21 +313,23 @@ function renderDetail() {
   }
   const full = state.detail && state.detail.ok ? state.detail.task : null;
   const shown = full || task;
-  document.getElementById("detail-title").textContent =
-    shown ? `#${shown.id} ${shown.title}` : `#${state.selected}`;
+  document.getElementById("detail-title").replaceChildren(
+    `#${shown ? shown.id : state.selected} `, shown ? iso(shown.title) : "");
   const facts = [];
   if (shown) {
-    facts.push(el("div", {}, `${shown.state} · lane ${shown.lane} · priority ${shown.priority}` +
-      (shown.owner ? ` · ${shown.owner}` : "")));
-    facts.push(el("div", { class: "dim" }, "created ", when(shown.created_at), ` by ${shown.created_by}`));
-    if (shown.needs && shown.needs.length) facts.push(el("div", {}, "needs " + shown.needs.join(", ")));
+    facts.push(el("div", {}, `${shown.state} · lane `, iso(shown.lane), ` · priority ${shown.priority}`,
+      shown.owner ? [" · ", iso(shown.owner)] : ""));
+    facts.push(el("div", { class: "dim" }, "created ", when(shown.created_at), " by ", iso(shown.created_by)));
+    if (shown.needs && shown.needs.length) {
+      facts.push(el("div", {}, "needs ", shown.needs.map((cap, i) => [i ? ", " : "", iso(cap)])));
+    }
     for (const p of shown.paths || []) {
       const [pattern, mode] = Array.isArray(p) ? p : [p.pattern, p.mode];
-      facts.push(el("div", { class: "dim" }, `${mode === "write" ? "writes" : "reads"} ${pattern}`));
+      facts.push(el("div", { class: "dim" }, mode === "write" ? "writes " : "reads ", iso(pattern)));
     }
-    if (full && full.body) facts.push(el("pre", {}, full.body));
+    if (full && full.body) facts.push(el("pre", {}, iso(full.body)));
   } else if (state.detail && !state.detail.ok) {
-    facts.push(el("div", {}, (state.detail.message || state.detail.error?.message || "not found")));
+    facts.push(el("div", {}, iso(state.detail.message || state.detail.error?.message || "not found")));
   }
   document.getElementById("detail-facts").replaceChildren(...facts);
   const events = state.detail && state.detail.ok ? state.detail.events.slice().reverse() : [];
@@ -361,7 +372,7 @@ async function act(verb, taskId, reasonInput, result) {
       result.textContent = `${verb}: done`;
     } else {
       result.className = "bad";
-      result.textContent = body.message || (body.error && body.error.message) || `refused (${response.status})`;
+      result.replaceChildren(iso(body.message || (body.error && body.error.message) || `refused (${response.status})`));
     }
   } catch (err) {
     result.className = "bad";
@@ -371,19 +382,43 @@ async function act(verb, taskId, reasonInput, result) {
 
 // --- the stream ------------------------------------------------------------------
 
+// The browser reconnects by itself after a dropped stream (the server drops a
+// page that stops reading, and says `retry:`); a refused one (503: too many
+// pages open) it gives up on, so that one is retried here, backing off.
+let backoff = 1000;
+
+function showLive() {
+  const live = document.getElementById("live");
+  if (state.gone) { live.textContent = "board gone"; live.className = "live gone"; return; }
+  live.textContent = "live";
+  live.className = "live on";
+}
+
 function connect() {
   const live = document.getElementById("live");
   const source = new EventSource("/api/events");
-  source.addEventListener("open", () => { live.textContent = "live"; live.className = "live on"; });
-  source.addEventListener("error", () => { live.textContent = "reconnecting"; live.className = "live off"; });
+  source.addEventListener("open", () => { backoff = 1000; showLive(); });
+  source.addEventListener("error", () => {
+    live.textContent = "reconnecting";
+    live.className = "live off";
+    if (source.readyState === EventSource.CLOSED) {
+      source.close();
+      setTimeout(connect, backoff + Math.random() * 1000);
+      backoff = Math.min(backoff * 2, 30000);
+    }
+  });
   source.addEventListener("clock", (event) => {
     state.offset = JSON.parse(event.data).now - Date.now() / 1000;
   });
   source.addEventListener("trouble", (event) => {
-    const message = JSON.parse(event.data).message;
+    const trouble = JSON.parse(event.data);
     const box = document.getElementById("trouble");
-    box.hidden = !message;
-    box.textContent = message ? "board trouble: " + message : "";
+    state.gone = Boolean(trouble.gone);
+    document.body.dataset.gone = state.gone ? "1" : "0";
+    box.hidden = !trouble.message;
+    box.replaceChildren(...(trouble.message ?
+      [state.gone ? "board gone: " : "board trouble: ", iso(trouble.message)] : []));
+    showLive();
   });
   source.addEventListener("snapshot", (event) => {
     state.snap = JSON.parse(event.data);

@@ -54,3 +54,15 @@ SELECT current_user AS role
 -- name: page_set_role
 -- Team mode, actions off: the page reads as the board's read-only role.
 SELECT set_config('role', :role, false) AS role
+
+-- name: page_may_set_role
+-- May this login become :role (a member of it, or a superuser) without a
+-- grant of its own? A team agent is not a member of the reader role: it
+-- then reads as itself, which its own policies already allow.
+SELECT coalesce((SELECT pg_has_role(session_user, r.oid, 'MEMBER')
+                   FROM pg_roles r WHERE r.rolname = :role), false) AS may
+
+-- name: page_read_only
+-- A read-only page's connections cannot write, whatever runs on them: every
+-- transaction is READ ONLY, SECURITY DEFINER functions included.
+SELECT set_config('default_transaction_read_only', 'on', false) AS read_only

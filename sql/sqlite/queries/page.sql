@@ -52,3 +52,11 @@ SELECT NULL AS role
 -- name: page_set_role
 -- PostgreSQL only (team mode); never run here.
 SELECT NULL AS role
+
+-- name: page_may_set_role
+-- PostgreSQL only (team mode): an embedded board has no roles.
+SELECT 0 AS may
+
+-- name: page_read_only
+-- A read-only page's connections cannot write, whatever runs on them.
+PRAGMA query_only = ON

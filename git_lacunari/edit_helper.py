@@ -63,7 +63,7 @@ def socket_name() -> str:
     return f"edit-{key()}.sock"
 
 
-def _connect(directory: str, name: str, timeout: float) -> socket.socket:
+def connect_helper(directory: str, name: str, timeout: float) -> socket.socket:
     """A connection to ``directory/name``; the name is given relative to the
     directory (a git dir's path can pass the 108 bytes a socket address holds)."""
     here = os.open(".", os.O_RDONLY)
@@ -81,7 +81,7 @@ def _connect(directory: str, name: str, timeout: float) -> socket.socket:
     return sock
 
 
-def _read_line(sock: socket.socket) -> bytes:
+def read_line(sock: socket.socket) -> bytes:
     chunks: list[bytes] = []
     while True:
         chunk = sock.recv(65536)
@@ -102,14 +102,14 @@ def ask(
     if disabled():
         return None
     try:
-        sock = _connect(socket_dir(git_dir), socket_name(), ANSWER_TIMEOUT_S)
+        sock = connect_helper(socket_dir(git_dir), socket_name(), ANSWER_TIMEOUT_S)
     except OSError:
         return None
     try:
         with sock:
             request = {"paths": rel, "written": written, "cwd": cwd, "top": top}
             sock.sendall(json.dumps(request).encode("utf-8", "surrogateescape") + b"\n")
-            reply = json.loads(_read_line(sock).decode("utf-8", "surrogateescape"))
+            reply = json.loads(read_line(sock).decode("utf-8", "surrogateescape"))
     except (OSError, ValueError):
         return None
     if isinstance(reply, dict) and isinstance(reply.get("decision"), dict):

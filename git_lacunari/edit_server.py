@@ -9,7 +9,7 @@ import os
 import socket
 from typing import TYPE_CHECKING, Any
 
-from .edit_helper import _connect, _read_line, disabled, socket_dir, socket_name
+from .edit_helper import connect_helper, disabled, read_line, socket_dir, socket_name
 
 if TYPE_CHECKING:
     from .board import Board
@@ -143,7 +143,7 @@ def serve(start: str) -> int:
     directory, name = socket_dir(place.git_dir), socket_name()
     os.makedirs(directory, exist_ok=True)
     try:  # one helper per key: if one answers already, this one is not needed
-        _connect(directory, name, 1.0).close()
+        connect_helper(directory, name, 1.0).close()
         return 0
     except OSError:
         pass
@@ -176,7 +176,7 @@ def serve(start: str) -> int:
             with conn:
                 conn.settimeout(5.0)
                 try:
-                    request = json.loads(_read_line(conn).decode("utf-8", "surrogateescape"))
+                    request = json.loads(read_line(conn).decode("utf-8", "surrogateescape"))
                     reply = (
                         helper.answer(request)
                         if isinstance(request, dict)

@@ -19,6 +19,7 @@ No web framework here: the snapshot is a plain dict, testable without a server.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import rules
@@ -175,3 +176,36 @@ def snapshot(board: Board, *, actions: bool = False) -> dict[str, Any]:
             for e in events
         ],
     }
+
+
+# --- the page's connections: who it reads as, and whether its board is there --
+
+
+def current_board(board: Board) -> str | None:
+    """The schema this connection's board is (None: its search_path names
+    none, e.g. the schema was renamed or dropped); the embedded board: main."""
+    row = board.store.one("current_board")
+    return None if row is None or row["board"] is None else str(row["board"])
+
+
+def page_session(board: Board, *, actions: bool, reader: Callable[[str], str]) -> str | None:
+    """Set up one of the page's connections; the role its reads run as.
+
+    With actions off every connection is read-only (PostgreSQL: each
+    transaction READ ONLY, SECURITY DEFINER functions included; SQLite:
+    ``query_only``), so whoever serves — an admin included — the page cannot
+    write. On a team board it reads as the board's reader role (``reader``
+    names it from the board's name) when the login may become it (the
+    administrator); an agent, which may not, reads as itself: its policies
+    let it read the whole board, and it needs no grant."""
+    store = board.store
+    if not actions:
+        team = store.one("get_setting", name="team_mode")
+        if store.dialect == "postgres" and team and team["value"] == "on":
+            role = reader(current_board(board) or "")
+            may = store.one("page_may_set_role", role=role)
+            if may and may["may"]:
+                store.one("page_set_role", role=role)
+        store.one("page_read_only")
+    row = store.one("page_role")
+    return None if row is None or row["role"] is None else str(row["role"])

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from ..board import Board
+from ..board.snapshot import current_board
 from ..errors import LacError
 from ..store import redact
 from .overview import snapshot
@@ -115,8 +116,7 @@ class Presence:
         path = getattr(store, "path", None)
         self.path: Path | None = Path(path) if store.dialect == "sqlite" and path else None
         self.file = self._file() if self.path is not None else None
-        row = None if self.path is not None else store.one("current_board")
-        self.schema = None if row is None else row["board"]
+        self.schema = None if self.path is not None else current_board(board)
 
     def _file(self) -> tuple[int, int] | None:
         assert self.path is not None
@@ -135,8 +135,8 @@ class Presence:
             if now != self.file:
                 return f"the board at {self.where} is gone: its file was replaced"
             return None
-        row = board.store.one("current_board")
-        if row is None or row["board"] is None or row["board"] != self.schema:
+        schema = current_board(board)
+        if schema is None or schema != self.schema:
             return (
                 f"the board {self.schema} at {self.where} is gone: "
                 "its schema was renamed or dropped"

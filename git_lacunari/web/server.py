@@ -109,26 +109,10 @@ def reader_role(board_name: str) -> str:
 
 
 def page_session(board: Board, actions: bool) -> str | None:
-    """Set up one of the page's connections; the role its reads run as.
+    """Set up one of the page's connections (:func:`board.snapshot.page_session`)."""
+    from ..board.snapshot import page_session as set_up
 
-    With actions off every connection is read-only (PostgreSQL: each
-    transaction READ ONLY, SECURITY DEFINER functions included; SQLite:
-    ``query_only``), so whoever serves — an admin included — the page cannot
-    write. On a team board it reads as the board's reader role when the login
-    may become it (the administrator); an agent, which may not, reads as
-    itself: its policies let it read the whole board, and it needs no grant."""
-    store = board.store
-    if not actions:
-        team = store.one("get_setting", name="team_mode")
-        if store.dialect == "postgres" and team and team["value"] == "on":
-            current = store.one("current_board")
-            role = reader_role(str(current["board"]) if current else "")
-            may = store.one("page_may_set_role", role=role)
-            if may and may["may"]:
-                store.one("page_set_role", role=role)
-        store.one("page_read_only")
-    row = store.one("page_role")
-    return None if row is None or row["role"] is None else str(row["role"])
+    return set_up(board, actions=actions, reader=reader_role)
 
 
 class Transports:

@@ -328,8 +328,9 @@ def main() -> None:
                 for r in dict.fromkeys(roles)
                 if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (r,)).fetchone()
             ]
-            if existing:  # what they own (the write functions) and their grants
-                conn.execute("DROP OWNED BY " + ", ".join(f'"{r}"' for r in existing))
+            if existing:  # what they own (the write functions, the triggers') and their grants
+                names = ", ".join(f'"{r}"' for r in existing)
+                conn.execute(f"DROP OWNED BY {names} CASCADE")
             for schema in schemas:
                 conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
             for role in existing:

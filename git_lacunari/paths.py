@@ -34,6 +34,7 @@ KEY_RANGE_END = "\U0010ffff"
 # overrides and isolates, zero-width spaces and joiners, BOM), line and
 # paragraph separators, and lone surrogates (undecodable bytes from argv).
 UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+MAX_PATTERN = 4096  # characters, as PATH_MAX bytes
 
 
 def unsafe_char(text: str) -> str | None:
@@ -58,6 +59,8 @@ def normalize(pattern: str, prefix: str = "") -> str:
     """
     if pattern == "":
         raise BadPath("empty path pattern")
+    if len(pattern) > MAX_PATTERN:  # the database's bound too (0007, lac_valid_pattern)
+        raise BadPath(f"path pattern is {len(pattern)} characters; at most {MAX_PATTERN}")
     bad = unsafe_char(pattern)
     if bad is not None:
         raise BadPath(
@@ -79,8 +82,10 @@ def normalize(pattern: str, prefix: str = "") -> str:
         parts.append(part)
     if not parts:
         return "**"
-    result = "/".join(parts)
-    return result + "/" if is_dir else result
+    result = "/".join(parts) + ("/" if is_dir else "")
+    if len(result) > MAX_PATTERN:  # with the current directory's prefix
+        raise BadPath(f"path pattern is {len(result)} characters; at most {MAX_PATTERN}")
+    return result
 
 
 def literal(path: str) -> str:

@@ -222,6 +222,12 @@ def add(
             f"role {name!r} may create roles or is in the board's owner role, so it could "
             "grant itself any right: it cannot be held to team mode's rules"
         )
+    climb = _one(store, "team_role_climb", role=name, owner=names["owner"])
+    if existing is not None and climb is not None:
+        raise InvalidInput(
+            f"role {name!r} can become a role that {climb['what']} through its memberships "
+            f"({climb['chain']}): it cannot be held to team mode's rules"
+        )
     secret: str | None = None
     groups = ["reader"] if kind == "reader" else ["agent", *(k for k in (kind,) if k != "agent")]
     with store.write():

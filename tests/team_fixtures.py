@@ -89,6 +89,9 @@ def team_board(server: str) -> Iterator[Team]:
                     if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (r,)).fetchone()
                 ]
                 if existing:
-                    conn.execute("DROP OWNED BY " + ", ".join(f'"{r}"' for r in existing))
+                    # CASCADE: the board's triggers call a function the owner
+                    # owns (0007's lac_trg_settle); the schema goes next anyway.
+                    names = ", ".join(f'"{r}"' for r in existing)
+                    conn.execute(f"DROP OWNED BY {names} CASCADE")
                 for role in existing:
                     conn.execute(f'DROP ROLE "{role}"')

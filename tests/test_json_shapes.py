@@ -575,7 +575,7 @@ def team_shapes(seen: Seen, repo: Path, url: str) -> None:
         with psycopg.connect(url, autocommit=True) as conn:
             for name in [role, *(role_names(board).values() if board else ())]:
                 if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).fetchone():
-                    conn.execute(f'DROP OWNED BY "{name}"')
+                    conn.execute(f'DROP OWNED BY "{name}" CASCADE')  # the owner's triggers
                     conn.execute(f'DROP ROLE "{name}"')
 
 

@@ -7,7 +7,6 @@ compared, as the administrator sees them, before and after.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ import psycopg
 import pytest
 
 from git_lacunari import team
-from git_lacunari.errors import CannotWorkHere, NotPermitted, Refused
+from git_lacunari.errors import CannotWorkHere, InvalidInput, NotPermitted, Refused
 from git_lacunari.model import LockMode
 
 from .conftest import backdate_claim, lac_inprocess
@@ -250,23 +249,30 @@ def test_the_keeper_cannot_expire_a_live_claim(crew: Team) -> None:
     assert k.show(task.id).owner == bob
 
 
-@pytest.mark.parametrize("stale", [-1e9, 0.0, None])
+@pytest.mark.parametrize("stale", [-1e9, 0.0, None, 1.0, float("nan"), float("-inf")])
 def test_the_keeper_cannot_expire_a_live_agents_lock_by_naming_a_short_stale(
     crew: Team, stale: float | None
 ) -> None:
     """The function judges staleness by the board's stale-after, never by the
-    period the caller passes (a keeper's own `stale` could be anything)."""
+    period the caller passes (a keeper's own `stale` could be anything); a
+    period that is no duration (not finite, not above 0) is refused."""
     bob, keeper = crew.add("bob"), crew.add("keeper", kind="keeper")
     b = crew.open(bob)
     b.lock(["docs/"])
     b.seen()
     k = crew.open(keeper)
-    with k.store.write():
-        assert k.store.all("silent_agent_locks", stale=stale) == []
-        (lock,) = k.locks()
-        assert k.store.one("expire_lock", lock_id=lock.id, stale=stale) is None
+    (lock,) = k.locks()
+    if stale is not None and not 0 < stale < 1e9:
+        with pytest.raises(InvalidInput, match="not a duration"), k.store.write():
+            k.store.all("silent_agent_locks", stale=stale)
+        with pytest.raises(InvalidInput, match="not a duration"), k.store.write():
+            k.store.all("expire_lock", lock_id=lock.id, stale=stale)
+    else:
+        with k.store.write():
+            assert k.store.all("silent_agent_locks", stale=stale) == []
+            assert k.store.one("expire_lock", lock_id=lock.id, stale=stale) is None
     assert [lk.pattern for lk in k.locks()] == ["docs/"]
-    assert k.sweep_locks(stale_after=0) == []
+    assert k.sweep_locks(stale_after=1) == []
     assert [lk.pattern for lk in k.locks()] == ["docs/"]
 
 
@@ -433,30 +439,52 @@ def test_cli_as_someone_else_is_refused(crew: Team, repo: Path) -> None:
 def test_text_an_agent_writes_through_the_api_cannot_drive_anothers_terminal(
     crew: Team, repo: Path
 ) -> None:
-    """The functions take what the caller gives for a lane, a pattern, needs
-    or an event's detail, past the command line's checks: the human output of
-    everyone else shows it escaped."""
+    """A title, lane or pattern with control characters is refused by the
+    database itself (0007), past the command line's checks; what it does
+    take as the caller gives it (a body, the prose of an event's detail) is
+    shown escaped in everyone else's human output."""
     alice, bob = crew.add("alice"), crew.add("bob")
     _init(repo, crew.url_of(alice))
     esc = "\x1b]0;pwned\x07\x1b[2J"
     with raw(crew, bob) as conn:
-        conn.execute(
-            "SELECT lac_api_insert_task(%s, %s, %s, 0, '[]', NULL)",
-            ("t" + esc, "body" + esc, "lane" + esc),
-        )
-        conn.execute(
-            "SELECT lac_api_insert_event(1, NULL, 'unlocked', %s)", (json.dumps({esc: 1}),)
-        )
-        conn.execute(
-            "SELECT * FROM lac_api_insert_lock(%s, 'x', 'r', NULL, NULL, NULL, 'i')", ("p" + esc,)
-        )
-    claimed = lac_inprocess(repo, "claim", "1")
+        for sql, args in (
+            ("SELECT lac_api_insert_task(%s, '', 'l', 0, '[]', NULL)", ("t" + esc,)),
+            ("SELECT lac_api_insert_task('t', '', %s, 0, '[]', NULL)", ("lane" + esc,)),
+            (
+                "SELECT * FROM lac_api_insert_lock(%s, 'x', 'r', NULL, NULL, NULL, 'i')",
+                ("p" + esc,),
+            ),
+        ):
+            with pytest.raises(psycopg.errors.CheckViolation):
+                conn.execute(sql, args)
+        with conn.transaction():
+            row = conn.execute(
+                "SELECT lac_api_insert_task(%s, %s, %s, 0, '[]', NULL)",
+                ("t", "body" + esc, "lane"),
+            ).fetchone()
+            assert row is not None
+            task = str(row[0])  # the refused inserts took ids of the sequence
+            conn.execute(
+                "SELECT lac_api_insert_event(%s, NULL, 'created', %s)",
+                (row[0], json.dumps({esc: 1})),
+            )
+            conn.execute("SELECT * FROM lac_api_insert_lock('p', 'x', 'r', NULL, NULL, NULL, 'i')")
+    claimed = lac_inprocess(repo, "claim", task)
     assert claimed.code == 0, claimed.err
-    for args in (["tasks"], ["show", "1"], ["locks"], ["log", "1"], ["status"], ["ready"]):
-        result = lac_inprocess(repo, *args)
-        assert result.code == 0, (args, result.err)
-        assert "\x1b" not in result.out + result.err, (args, result.out)
-        assert "\\x1b" in result.out or args == ["ready"], (args, result.out)
+    listings: list[list[str]] = [
+        ["tasks"],
+        ["show", task],
+        ["locks"],
+        ["log", task],
+        ["status"],
+        ["ready"],
+    ]
+    for argv in listings:
+        result = lac_inprocess(repo, *argv)
+        assert result.code == 0, (argv, result.err)
+        assert "\x1b" not in result.out + result.err, (argv, result.out)
+        # the body (show) and the event's prose (log) carry it, shown escaped
+        assert "\\x1b" in result.out or argv[0] not in ("show", "log"), (argv, result.out)
 
 
 def test_malformed_values_an_agent_passes_to_the_api_break_no_one_elses_listing(
@@ -479,7 +507,7 @@ def test_malformed_values_an_agent_passes_to_the_api_break_no_one_elses_listing(
     ]
     with raw(crew, bob) as conn:
         for sql, args in writes:
-            with contextlib.suppress(psycopg.Error):  # refused is fine; broken is not
+            with pytest.raises(psycopg.Error):  # each refused by the database itself
                 conn.execute(sql, args)
     listings = [["tasks"], ["show", "1"], ["log"], ["log", "1"], ["ready"], ["status"]]
     for n in range(2, 5):
@@ -492,7 +520,7 @@ def test_malformed_values_an_agent_passes_to_the_api_break_no_one_elses_listing(
             if form:
                 assert isinstance(json.loads(result.out), dict)
     log = lac_inprocess(repo, "log", "1")
-    assert "no_such_kind" in log.out
+    assert "no_such_kind" not in log.out and log.out.count("\n") == 1, log.out
 
 
 def test_cli_team_commands(crew: Team, repo: Path) -> None:

@@ -204,7 +204,10 @@ class Claims(Tasks):
                 raise self._not_ours(task, "--force --reason TEXT releases it anyway")
             if task.owner == self.agent and task.instance != self.instance and not force:
                 raise self._elsewhere(task, "--force --reason TEXT releases it anyway")
-            if self.store.one("release", task_id=task_id, owner=task.owner) is None:
+            if (
+                self.store.one("release", task_id=task_id, owner=task.owner, agent=self.agent)
+                is None
+            ):
                 raise self._why_not_claimable(task_id)
             locks = self.store.all("delete_task_locks", task_id=task_id)
             freed = [r["pattern"] for r in locks]
@@ -259,7 +262,7 @@ class Claims(Tasks):
                     EventKind.PARKED, task_id, attempts=task.attempts, max_attempts=max_attempts
                 )
             else:
-                self.store.one("release", task_id=task_id, owner=self.agent)
+                self.store.one("release", task_id=task_id, owner=self.agent, agent=self.agent)
                 self.store.one("notify_work", lane=task.lane)
             return self._require_task(task_id)
 

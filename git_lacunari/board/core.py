@@ -69,6 +69,7 @@ class BoardCore:
         # agent is a service (`git lac serve` records the person on its page).
         self.audit: dict[str, Any] = {}
         self._agent_recorded = False
+        self._granted_new = False  # set by each grant (grants.py)
         self._last_sweep = float("-inf")
 
     # --- helpers ------------------------------------------------------------

@@ -113,6 +113,7 @@ class Grants(BoardCore):
         """
         if not wanted:
             return []
+        self._granted_new = False  # did this grant change anything (a lock taken or upgraded)?
         literal = [s.pattern.rstrip("/") for s in wanted if paths.is_literal(s.pattern)]
         blobs = self.blob_ids(literal) if self.blob_ids and literal else {}
         self._serialize_grants()
@@ -139,6 +140,7 @@ class Grants(BoardCore):
                 if held.mode == LockMode.READ and spec.mode == LockMode.WRITE:
                     self.store.run("upgrade_lock", lock_id=held.id)
                     held.mode = LockMode.WRITE
+                    self._granted_new = True
                 granted[spec.pattern] = held
                 continue
             new.append(
@@ -150,6 +152,7 @@ class Grants(BoardCore):
                 }
             )
         if new:
+            self._granted_new = True
             for row in self.store.all(
                 "insert_locks",
                 locks=json.dumps(new),

@@ -91,15 +91,19 @@ class Liveness(BoardCore):
                 "stale_claims", default_stale=default, at_least=stale_after or 0.0
             ):
                 task_id = int(row["id"])
-                if not self.store.one(
+                gone = self.store.one(
                     "expire",
                     state=TaskState.OPEN,
                     task_id=task_id,
                     owner=row["owner"],
                     heartbeat_at=row["heartbeat_at"],
-                ):
+                )
+                if not gone:
                     continue  # it heartbeat after we looked
-                locks = [r["pattern"] for r in self.store.all("delete_task_locks", task_id=task_id)]
+                # PostgreSQL's expire frees the claim's locks itself (and says which).
+                locks = list(gone.get("locks") or []) + [
+                    r["pattern"] for r in self.store.all("delete_task_locks", task_id=task_id)
+                ]
                 fact = {
                     "task": task_id,
                     "previous_owner": row["owner"],

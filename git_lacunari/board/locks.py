@@ -38,7 +38,10 @@ class Locks(Grants):
             if task_id is not None:
                 self._require_own_claim(task_id, "claim it first")
             locks = self._grant(specs, task_id)
-            self._event(EventKind.LOCKED, task_id, paths=[[lk.pattern, lk.mode] for lk in locks])
+            if self._granted_new:  # a lock held already is no event (the database agrees)
+                self._event(
+                    EventKind.LOCKED, task_id, paths=[[lk.pattern, lk.mode] for lk in locks]
+                )
             return locks
 
     def unlock(self, patterns: Sequence[str]) -> list[Lock]:

@@ -87,6 +87,11 @@ def connect(url: str, timeout: float, board: str | None = None) -> psycopg.Conne
         raise InvalidInput(f"invalid board URL {redact(url)}: {_first_line(exc)}") from None
     ms = max(1, round(timeout * 1000))
     ours = f"-c lock_timeout={ms} -c statement_timeout={2 * ms}"
+    # After theirs, so that it wins: a single statement outside a transaction
+    # block (the store's atomic path) runs at the session's default level, and
+    # the board decides grants on current data only under READ COMMITTED
+    # (store.sql's begin_write says it for every transaction it opens).
+    current = r"-c default_transaction_isolation=read\ committed"
     chosen = f"-c search_path={board}" if board else ""  # validated: a plain identifier
     service = bool(given.get("service") or os.environ.get("PGSERVICE"))
     extra: dict[str, Any] = {}
@@ -94,7 +99,7 @@ def connect(url: str, timeout: float, board: str | None = None) -> psycopg.Conne
         # libpq takes `options` from the URL, else PGOPTIONS; ours go first so
         # that a -c setting the user gave there still wins; the board last.
         theirs = str(given.get("options") or os.environ.get("PGOPTIONS", ""))
-        extra["options"] = f"{ours} {theirs} {chosen}".strip()
+        extra["options"] = f"{ours} {theirs} {current} {chosen}".strip()
     try:
         conn = psycopg.connect(
             url,
@@ -126,6 +131,12 @@ def classify(
         return CannotWorkHere(f"no board at {where}: run `git lac init --url URL` first")
     if isinstance(exc, psycopg.Error) and exc.sqlstate in ("42501", "LAC01"):
         return _team_refusal(exc, conn)
+    if isinstance(exc, psycopg.Error) and exc.sqlstate in ("LAC03", "23514"):
+        # The board's own rules (0007's CHECK constraints, the write functions'
+        # checks) refused what it was given: bad input, nothing written.
+        return InvalidInput(f"the board refused it: {_first_line(exc)}")
+    if isinstance(exc, psycopg.Error) and exc.sqlstate == "LAC02":
+        return CannotWorkHere(_first_line(exc))
     if not isinstance(exc, psycopg.OperationalError):
         return None
     state, first = exc.sqlstate, _first_line(exc)

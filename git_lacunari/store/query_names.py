@@ -118,6 +118,7 @@ QueryName = Literal[
     "team_release_all",
     "team_revoke_ddl",
     "team_role",
+    "team_role_climb",
     "team_self",
     "team_set",
     "try_exclusive",

@@ -136,12 +136,25 @@ BEGIN
 END
 $$;
 
+-- --- the write API (issue 21: each refuses a snapshot transaction, validates
+-- what it is given, records its change for the history) -------------------
+
+-- The silence after which a task-less lock is stale: the caller's period,
+-- but in team mode never shorter than the board's stale-after (a keeper's
+-- own period, even NULL or negative, does not make a live agent's lock stale).
+CREATE OR REPLACE FUNCTION lac_lock_stale(p_stale double precision) RETURNS double precision
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT CASE WHEN lac_team() THEN greatest(p_stale, lac_default_stale()) ELSE p_stale END
+    $$;
+
 CREATE OR REPLACE FUNCTION lac_api_upsert_agent(p_agent text, p_caps jsonb) RETURNS void
     LANGUAGE plpgsql
     AS $$
 DECLARE
     a text := lac_actor(p_agent);
 BEGIN
+    PERFORM lac_require_current();
     IF lac_team() THEN  -- capabilities are the board's record (`team add --caps`)
         INSERT INTO lac_agents (name, last_seen) VALUES (a, lac_now())
         ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen;
@@ -157,18 +170,26 @@ CREATE OR REPLACE FUNCTION lac_api_agent_seen(p_agent text) RETURNS void
     LANGUAGE plpgsql
     AS $$
 BEGIN
+    PERFORM lac_require_current();
     INSERT INTO lac_agents (name, last_seen) VALUES (lac_actor(p_agent), lac_now())
     ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen;
 END
 $$;
 
-CREATE OR REPLACE FUNCTION lac_api_upsert_instance(p_instance text, p_agent text, p_host text, p_path text)
+CREATE OR REPLACE FUNCTION lac_api_upsert_instance(p_instance text, p_agent text, p_host text,
+                                                   p_path text)
     RETURNS void
     LANGUAGE plpgsql
     AS $$
 DECLARE
     a text := lac_actor(p_agent);
 BEGIN
+    PERFORM lac_require_current();
+    IF p_instance IS NULL OR length(p_instance) > 200 OR NOT lac_safe(p_instance)
+       OR length(coalesce(p_host, '')) > 1000 OR length(coalesce(p_path, '')) > 4096 THEN
+        PERFORM lac_invalid('an instance is an id of at most 200 safe characters, '
+                            'a host of at most 1000 and a path of at most 4096');
+    END IF;
     INSERT INTO lac_instances AS i (id, agent, host, path, last_seen)
     VALUES (p_instance, a, p_host, p_path, lac_now())
     ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, host = excluded.host,
@@ -177,16 +198,23 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION lac_api_insert_task(p_title text, p_body text, p_lane text, p_priority integer,
-                                    p_needs jsonb, p_agent text) RETURNS bigint
+CREATE OR REPLACE FUNCTION lac_api_insert_task(p_title text, p_body text, p_lane text,
+                                               p_priority integer, p_needs jsonb, p_agent text)
+    RETURNS bigint
     LANGUAGE plpgsql
     AS $$
 DECLARE
+    a text := lac_actor(p_agent);
     made bigint;
 BEGIN
+    PERFORM lac_require_current();
     INSERT INTO lac_tasks (title, body, lane, priority, needs, created_at, created_by)
-    VALUES (p_title, p_body, p_lane, p_priority, p_needs, lac_now(), lac_actor(p_agent))
+    VALUES (p_title, p_body, p_lane, p_priority, p_needs, lac_now(), a)
     RETURNING id INTO made;
+    PERFORM lac_changed('created', made, a,
+                        jsonb_build_object('title', p_title, 'lane', p_lane,
+                                           'priority', p_priority, 'needs', p_needs,
+                                           'after', '[]'::jsonb, 'paths', '[]'::jsonb));
     RETURN made;
 END
 $$;
@@ -195,21 +223,41 @@ CREATE OR REPLACE FUNCTION lac_api_insert_dep(p_task bigint, p_depends_on bigint
     LANGUAGE plpgsql
     AS $$
 BEGIN
-    PERFORM lac_require_change(p_task);
+    PERFORM lac_require_current();
+    PERFORM lac_require_shape(p_task, true);
+    IF p_task = p_depends_on OR EXISTS (
+            WITH RECURSIVE reach(id) AS (
+                SELECT p_depends_on
+                UNION
+                SELECT d.depends_on FROM lac_task_deps d JOIN reach r ON d.task_id = r.id)
+            SELECT 1 FROM reach WHERE reach.id = p_task) THEN
+        PERFORM lac_invalid(format('task #%s cannot wait on #%s: that would be a dependency '
+                                   'cycle', p_task, p_depends_on));
+    END IF;
     INSERT INTO lac_task_deps (task_id, depends_on) VALUES (p_task, p_depends_on)
     ON CONFLICT DO NOTHING;
+    PERFORM lac_changed(CASE WHEN lac_created_now(p_task) THEN 'created' ELSE 'depends' END,
+                        p_task, NULL, jsonb_build_object('after', jsonb_build_array(p_depends_on)));
 END
 $$;
 
-CREATE OR REPLACE FUNCTION lac_api_delete_dep(p_task bigint, p_depends_on bigint) RETURNS SETOF bigint
+CREATE OR REPLACE FUNCTION lac_api_delete_dep(p_task bigint, p_depends_on bigint)
+    RETURNS SETOF bigint
     LANGUAGE plpgsql
     AS $$
+DECLARE
+    gone bigint;
 BEGIN
-    PERFORM lac_require_change(p_task);
-    RETURN QUERY WITH gone AS (
-        DELETE FROM lac_task_deps d WHERE d.task_id = p_task AND d.depends_on = p_depends_on
-        RETURNING d.depends_on)
-    SELECT gone.depends_on FROM gone;
+    PERFORM lac_require_current();
+    PERFORM lac_require_shape(p_task, false);
+    DELETE FROM lac_task_deps d WHERE d.task_id = p_task AND d.depends_on = p_depends_on
+    RETURNING d.depends_on INTO gone;
+    IF FOUND THEN
+        PERFORM lac_changed('undepends', p_task, NULL,
+                            jsonb_build_object('changes', jsonb_build_object(
+                                'dropped_after', jsonb_build_array(gone))));
+        RETURN NEXT gone;
+    END IF;
 END
 $$;
 
@@ -217,10 +265,24 @@ CREATE OR REPLACE FUNCTION lac_api_insert_task_path(p_task bigint, p_pattern tex
     RETURNS void
     LANGUAGE plpgsql
     AS $$
+DECLARE
+    was text;
+    now_mode text;
 BEGIN
-    PERFORM lac_require_change(p_task);
+    PERFORM lac_require_current();
+    PERFORM lac_require_shape(p_task, true);
+    SELECT p.mode INTO was FROM lac_task_paths p WHERE p.task_id = p_task AND p.pattern = p_pattern;
     INSERT INTO lac_task_paths AS p (task_id, pattern, mode) VALUES (p_task, p_pattern, p_mode)
-    ON CONFLICT (task_id, pattern) DO UPDATE SET mode = greatest(p.mode, excluded.mode);
+    ON CONFLICT (task_id, pattern) DO UPDATE SET mode = greatest(p.mode, excluded.mode)
+    RETURNING p.mode INTO now_mode;
+    IF lac_created_now(p_task) THEN
+        PERFORM lac_changed('created', p_task, NULL, jsonb_build_object(
+            'paths', jsonb_build_array(jsonb_build_array(p_pattern, now_mode))));
+    ELSIF was IS DISTINCT FROM now_mode THEN
+        PERFORM lac_changed('paths_added', p_task, NULL, jsonb_build_object(
+            'changes', jsonb_build_object('added_paths',
+                jsonb_build_array(jsonb_build_array(p_pattern, now_mode)))));
+    END IF;
 END
 $$;
 
@@ -228,24 +290,32 @@ CREATE OR REPLACE FUNCTION lac_api_delete_task_path(p_task bigint, p_pattern tex
     RETURNS SETOF lac_task_paths
     LANGUAGE plpgsql
     AS $$
+DECLARE
+    gone lac_task_paths;
 BEGIN
-    PERFORM lac_require_change(p_task);
-    RETURN QUERY WITH gone AS (
-        DELETE FROM lac_task_paths p WHERE p.task_id = p_task AND p.pattern = p_pattern
-        RETURNING p.*)
-    SELECT * FROM gone;
+    PERFORM lac_require_current();
+    PERFORM lac_require_shape(p_task, false);
+    DELETE FROM lac_task_paths p WHERE p.task_id = p_task AND p.pattern = p_pattern
+    RETURNING p.* INTO gone;
+    IF FOUND THEN
+        PERFORM lac_changed('paths_dropped', p_task, NULL, jsonb_build_object(
+            'changes', jsonb_build_object('dropped_paths', jsonb_build_array(p_pattern))));
+        RETURN NEXT gone;
+    END IF;
 END
 $$;
 
 -- The claim: the same single guarded UPDATE (lac_claimable, the one rule)
--- and its `claimed` event.
+-- and its `claimed` event, written here.
 CREATE OR REPLACE FUNCTION lac_api_claim(p_task bigint, p_agent text, p_instance text,
-                              p_stale_after double precision) RETURNS SETOF lac_tasks
+                                         p_stale_after double precision) RETURNS SETOF lac_tasks
     LANGUAGE plpgsql
     AS $$
 DECLARE
     a text := lac_actor(p_agent);
 BEGIN
+    PERFORM lac_require_current();
+    PERFORM lac_require_finite(p_stale_after, 'stale-after', false);
     RETURN QUERY WITH claimed AS (
         UPDATE lac_tasks AS t
            SET state = 'claimed', owner = a, claimed_at = lac_now(), heartbeat_at = lac_now(),
@@ -255,21 +325,23 @@ BEGIN
         RETURNING t.*
     ), recorded AS (
         INSERT INTO lac_events (at, task_id, agent, kind, detail)
-        SELECT lac_now(), c.id, c.owner, 'claimed', jsonb_build_object('attempt', c.attempts)
+        SELECT lac_clock(), c.id, c.owner, 'claimed', jsonb_build_object('attempt', c.attempts)
           FROM claimed c
     )
     SELECT * FROM claimed;
 END
 $$;
 
--- `claim --next` in one statement when the best candidate declares no paths.
 CREATE OR REPLACE FUNCTION lac_api_claim_next_free(p_lane text, p_agent text, p_instance text,
-                                        p_stale_after double precision) RETURNS SETOF lac_tasks
+                                                   p_stale_after double precision)
+    RETURNS SETOF lac_tasks
     LANGUAGE plpgsql
     AS $$
 DECLARE
     a text := lac_actor(p_agent);
 BEGIN
+    PERFORM lac_require_current();
+    PERFORM lac_require_finite(p_stale_after, 'stale-after', false);
     RETURN QUERY WITH claimed AS (
         UPDATE lac_tasks AS u
            SET state = 'claimed', owner = a, claimed_at = lac_now(), heartbeat_at = lac_now(),
@@ -285,15 +357,13 @@ BEGIN
         RETURNING u.*
     ), recorded AS (
         INSERT INTO lac_events (at, task_id, agent, kind, detail)
-        SELECT lac_now(), c.id, c.owner, 'claimed', jsonb_build_object('attempt', c.attempts)
+        SELECT lac_clock(), c.id, c.owner, 'claimed', jsonb_build_object('attempt', c.attempts)
           FROM claimed c
     )
     SELECT * FROM claimed;
 END
 $$;
 
--- The next candidate, row-locked (SKIP LOCKED) for the caller's transaction:
--- a row lock needs a write privilege, so it is taken here.
 CREATE OR REPLACE FUNCTION lac_api_next_candidate(p_lane text, p_agent text, p_skip jsonb)
     RETURNS TABLE (id bigint, has_paths boolean)
     LANGUAGE plpgsql
@@ -302,6 +372,10 @@ CREATE OR REPLACE FUNCTION lac_api_next_candidate(p_lane text, p_agent text, p_s
 DECLARE
     a text := lac_actor(p_agent);
 BEGIN
+    PERFORM lac_require_current();
+    IF jsonb_typeof(p_skip) IS DISTINCT FROM 'array' OR jsonb_array_length(p_skip) > 100000 THEN
+        PERFORM lac_invalid('the tasks to skip are a list of task ids');
+    END IF;
     RETURN QUERY
     SELECT t.id, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id)
       FROM lac_tasks t
@@ -314,15 +388,18 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION lac_api_insert_lock(p_pattern text, p_key text, p_mode text, p_agent text,
-                                    p_task bigint, p_base_blob text, p_instance text)
+CREATE OR REPLACE FUNCTION lac_api_insert_lock(p_pattern text, p_key text, p_mode text,
+                                               p_agent text, p_task bigint, p_base_blob text,
+                                               p_instance text)
     RETURNS SETOF lac_locks
     LANGUAGE plpgsql
     AS $$
 DECLARE
     a text := lac_actor(p_agent);
     k text := p_key;
+    made lac_locks;
 BEGIN
+    PERFORM lac_require_current();
     IF lac_team() THEN
         k := lac_index_key(p_pattern);  -- never the caller's
         IF p_task IS NOT NULL AND NOT EXISTS (
@@ -332,19 +409,17 @@ BEGIN
         END IF;
         PERFORM lac_require_free(a, p_instance, p_pattern, p_mode, NULL);
     END IF;
-    RETURN QUERY
     INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob, instance)
     VALUES (p_pattern, k, p_mode, a, p_task, lac_now(), p_base_blob, p_instance)
-    RETURNING *;
+    RETURNING * INTO made;
+    PERFORM lac_changed('locked', p_task, a, jsonb_build_object(
+        'paths', jsonb_build_array(jsonb_build_array(made.pattern, made.mode))));
+    RETURN NEXT made;
 END
 $$;
 
--- Every lock of one grant in one call (scale's batched grant): :p_locks is
--- [{"pattern", "key", "mode", "base_blob"}]. In team mode each is judged as
--- lac_api_insert_lock judges one: the key computed here, the task the
--- actor's, and no conflict with another's lock (lac_require_free).
 CREATE OR REPLACE FUNCTION lac_api_insert_locks(p_locks jsonb, p_agent text, p_task bigint,
-                                     p_instance text)
+                                                p_instance text)
     RETURNS SETOF lac_locks
     LANGUAGE plpgsql
     AS $$
@@ -352,6 +427,10 @@ DECLARE
     a text := lac_actor(p_agent);
     x record;
 BEGIN
+    PERFORM lac_require_current();
+    IF jsonb_typeof(p_locks) IS DISTINCT FROM 'array' THEN
+        PERFORM lac_invalid('the locks to insert are a list of {"pattern", "mode", ...}');
+    END IF;
     IF lac_team() THEN
         IF p_task IS NOT NULL AND NOT EXISTS (
                 SELECT 1 FROM lac_tasks t WHERE t.id = p_task AND t.state = 'claimed'
@@ -362,12 +441,24 @@ BEGIN
             PERFORM lac_require_free(a, p_instance, x.pattern, x.mode, NULL);
         END LOOP;
     END IF;
-    RETURN QUERY
-    INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob, instance)
-    SELECT r.pattern, CASE WHEN lac_team() THEN lac_index_key(r.pattern) ELSE r.key END,
-           r.mode, a, p_task, lac_now(), r.base_blob, p_instance
-      FROM jsonb_to_recordset(p_locks) AS r(pattern text, key text, mode text, base_blob text)
-    RETURNING *;
+    RETURN QUERY WITH made AS (
+        INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob,
+                               instance)
+        SELECT r.pattern, CASE WHEN lac_team() THEN lac_index_key(r.pattern) ELSE r.key END,
+               r.mode, a, p_task, lac_now(), r.base_blob, p_instance
+          FROM ROWS FROM (jsonb_to_recordset(p_locks)
+                          AS (pattern text, key text, mode text, base_blob text))
+               WITH ORDINALITY AS r(pattern, key, mode, base_blob, n)
+         ORDER BY r.n
+        RETURNING *
+    ), recorded AS (
+        INSERT INTO lac_changes (kind, task_id, agent, facts)
+        SELECT 'locked', p_task, lac_who(a),
+               jsonb_build_object('paths', jsonb_agg(jsonb_build_array(m.pattern, m.mode)
+                                                     ORDER BY m.id))
+          FROM made m HAVING count(*) > 0
+    )
+    SELECT * FROM made;
 END
 $$;
 
@@ -378,6 +469,7 @@ DECLARE
     a text := lac_actor(NULL);
     held lac_locks;
 BEGIN
+    PERFORM lac_require_current();
     SELECT * INTO held FROM lac_locks l WHERE l.id = p_lock;
     IF lac_team() AND FOUND THEN
         IF held.agent <> a THEN
@@ -385,7 +477,11 @@ BEGIN
         END IF;
         PERFORM lac_require_free(a, held.instance, held.pattern, 'w', p_lock);
     END IF;
-    UPDATE lac_locks SET mode = 'w' WHERE id = p_lock;
+    UPDATE lac_locks SET mode = 'w' WHERE id = p_lock AND mode <> 'w';
+    IF FOUND THEN
+        PERFORM lac_changed('locked', held.task_id, held.agent, jsonb_build_object(
+            'paths', jsonb_build_array(jsonb_build_array(held.pattern, 'w'))));
+    END IF;
 END
 $$;
 
@@ -393,35 +489,52 @@ CREATE OR REPLACE FUNCTION lac_api_delete_task_locks(p_task bigint) RETURNS SETO
     LANGUAGE plpgsql
     AS $$
 BEGIN
+    PERFORM lac_require_current();
     PERFORM lac_require_change(p_task);
-    RETURN QUERY WITH gone AS (DELETE FROM lac_locks l WHERE l.task_id = p_task RETURNING l.*)
-    SELECT * FROM gone;
+    RETURN QUERY WITH gone AS (DELETE FROM lac_locks l WHERE l.task_id = p_task RETURNING l.*),
+    recorded AS (
+        SELECT lac_record_unlocked(jsonb_agg(g.pattern ORDER BY g.id), p_task) FROM gone g
+    )
+    SELECT g.* FROM gone g, recorded;
 END
 $$;
 
-CREATE OR REPLACE FUNCTION lac_api_delete_task_lock(p_task bigint, p_pattern text) RETURNS SETOF lac_locks
+CREATE OR REPLACE FUNCTION lac_api_delete_task_lock(p_task bigint, p_pattern text)
+    RETURNS SETOF lac_locks
     LANGUAGE plpgsql
     AS $$
 BEGIN
+    PERFORM lac_require_current();
     PERFORM lac_require_change(p_task);
     RETURN QUERY WITH gone AS (
         DELETE FROM lac_locks l WHERE l.task_id = p_task AND l.pattern = p_pattern
-        RETURNING l.*)
-    SELECT * FROM gone;
+        RETURNING l.*),
+    recorded AS (
+        SELECT lac_record_unlocked(jsonb_agg(g.pattern ORDER BY g.id), p_task) FROM gone g
+    )
+    SELECT g.* FROM gone g, recorded;
 END
 $$;
 
-CREATE OR REPLACE FUNCTION lac_api_delete_agent_lock(p_agent text, p_instance text, p_pattern text)
+CREATE OR REPLACE FUNCTION lac_api_delete_agent_lock(p_agent text, p_instance text,
+                                                     p_pattern text)
     RETURNS SETOF lac_locks
     LANGUAGE plpgsql
     AS $$
 DECLARE
     a text := lac_actor(p_agent);
 BEGIN
+    PERFORM lac_require_current();
     RETURN QUERY WITH gone AS (
         DELETE FROM lac_locks l WHERE l.agent = a AND l.instance = p_instance
                                   AND l.pattern = p_pattern
-        RETURNING l.*)
+        RETURNING l.*
+    ), recorded AS (
+        INSERT INTO lac_changes (kind, task_id, agent, facts)
+        SELECT 'unlocked', g.task_id, lac_who(a),
+               jsonb_build_object('paths', jsonb_agg(g.pattern ORDER BY g.id))
+          FROM gone g GROUP BY g.task_id
+    )
     SELECT * FROM gone;
 END
 $$;
@@ -432,34 +545,60 @@ CREATE OR REPLACE FUNCTION lac_api_delete_pattern_locks(p_pattern text) RETURNS 
     LANGUAGE plpgsql
     AS $$
 BEGIN
+    PERFORM lac_require_current();
     IF lac_team() AND NOT lac_has('admin') AND EXISTS (
             SELECT 1 FROM lac_locks l
              WHERE l.pattern = p_pattern AND l.agent <> session_user::text) THEN
         PERFORM lac_refuse(format(
             'team mode: only an admin removes another agent''s lock on %s', p_pattern));
     END IF;
-    RETURN QUERY WITH gone AS (DELETE FROM lac_locks l WHERE l.pattern = p_pattern RETURNING l.*)
+    RETURN QUERY WITH gone AS (
+        DELETE FROM lac_locks l WHERE l.pattern = p_pattern RETURNING l.*
+    ), recorded AS (
+        INSERT INTO lac_changes (kind, task_id, agent, facts)
+        SELECT 'force_unlocked', g.task_id, lac_who(NULL),
+               jsonb_build_object('locks', jsonb_agg(jsonb_build_array(g.pattern, g.mode, g.agent)
+                                                     ORDER BY g.id))
+          FROM gone g GROUP BY g.task_id
+    )
     SELECT * FROM gone;
 END
 $$;
 
--- Back to open. In team mode another agent's claim only for an admin
--- (`release --force`, audited by board.py's event in the admin's name).
-CREATE OR REPLACE FUNCTION lac_api_release(p_task bigint, p_owner text) RETURNS SETOF lac_tasks
+-- Back to open, with the claim's locks freed. In team mode another agent's
+-- claim only for an admin (`release --force`), recorded as force_released.
+CREATE OR REPLACE FUNCTION lac_api_release(p_task bigint, p_owner text, p_agent text DEFAULT NULL)
+    RETURNS SETOF lac_tasks
     LANGUAGE plpgsql
     AS $$
+DECLARE
+    a text := lac_who(p_agent);
+    freed lac_tasks;
 BEGIN
+    PERFORM lac_require_current();
+    IF lac_team() THEN
+        PERFORM lac_actor(p_agent);  -- refuses a name that is not the session's
+    END IF;
     IF lac_team() AND p_owner IS DISTINCT FROM session_user::text AND NOT lac_has('admin') THEN
         PERFORM lac_refuse(format(
             'team mode: only an admin releases another agent''s claim (task #%s)', p_task));
     END IF;
-    RETURN QUERY WITH freed AS (
-        UPDATE lac_tasks t
-           SET state = 'open', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
-               stale_after = NULL
-         WHERE t.id = p_task AND t.state = 'claimed' AND t.owner = p_owner
-        RETURNING t.*)
-    SELECT * FROM freed;
+    UPDATE lac_tasks t
+       SET state = 'open', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
+           stale_after = NULL
+     WHERE t.id = p_task AND t.state = 'claimed' AND t.owner = p_owner
+    RETURNING t.* INTO freed;
+    IF FOUND THEN
+        IF a = p_owner THEN
+            PERFORM lac_changed('released', p_task, a,
+                                jsonb_build_object('locks', lac_free_task_locks(p_task)));
+        ELSE
+            PERFORM lac_changed('force_released', p_task, a,
+                                jsonb_build_object('previous_owner', p_owner,
+                                                   'locks', lac_free_task_locks(p_task)));
+        END IF;
+        RETURN NEXT freed;
+    END IF;
 END
 $$;
 
@@ -468,28 +607,40 @@ CREATE OR REPLACE FUNCTION lac_api_park(p_task bigint, p_owner text) RETURNS SET
     AS $$
 DECLARE
     a text := lac_actor(p_owner);
+    parked lac_tasks;
 BEGIN
-    RETURN QUERY WITH parked AS (
-        UPDATE lac_tasks t
-           SET state = 'parked', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
-               stale_after = NULL
-         WHERE t.id = p_task AND t.state = 'claimed' AND t.owner = a
-        RETURNING t.*)
-    SELECT * FROM parked;
+    PERFORM lac_require_current();
+    UPDATE lac_tasks t
+       SET state = 'parked', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
+           stale_after = NULL
+     WHERE t.id = p_task AND t.state = 'claimed' AND t.owner = a
+    RETURNING t.* INTO parked;
+    IF FOUND THEN
+        PERFORM lac_changed('parked', p_task, a,
+                            jsonb_build_object('attempts', parked.attempts,
+                                               'locks', lac_free_task_locks(p_task)));
+        RETURN NEXT parked;
+    END IF;
 END
 $$;
 
-CREATE OR REPLACE FUNCTION lac_api_done(p_task bigint, p_agent text, p_instance text) RETURNS SETOF lac_tasks
+CREATE OR REPLACE FUNCTION lac_api_done(p_task bigint, p_agent text, p_instance text)
+    RETURNS SETOF lac_tasks
     LANGUAGE plpgsql
     AS $$
 DECLARE
     a text := lac_actor(p_agent);
+    finished lac_tasks;
 BEGIN
-    RETURN QUERY WITH finished AS (
-        UPDATE lac_tasks t SET state = 'done', heartbeat_at = lac_now()
-         WHERE t.id = p_task AND t.state = 'claimed' AND t.owner = a AND t.instance = p_instance
-        RETURNING t.*)
-    SELECT * FROM finished;
+    PERFORM lac_require_current();
+    UPDATE lac_tasks t SET state = 'done', heartbeat_at = lac_now()
+     WHERE t.id = p_task AND t.state = 'claimed' AND t.owner = a AND t.instance = p_instance
+    RETURNING t.* INTO finished;
+    IF FOUND THEN
+        PERFORM lac_changed('done', p_task, a,
+                            jsonb_build_object('locks', lac_free_task_locks(p_task)));
+        RETURN NEXT finished;
+    END IF;
 END
 $$;
 
@@ -501,6 +652,10 @@ CREATE OR REPLACE FUNCTION lac_api_heartbeat(p_agent text, p_instance text, p_id
 DECLARE
     a text := lac_actor(p_agent);
 BEGIN
+    PERFORM lac_require_current();
+    IF p_ids IS NOT NULL AND jsonb_typeof(p_ids) <> 'array' THEN
+        PERFORM lac_invalid('the tasks to heartbeat are a list of task ids');
+    END IF;
     RETURN QUERY WITH beat AS (
         UPDATE lac_tasks t SET heartbeat_at = lac_now()
          WHERE t.owner = a AND t.instance = p_instance AND t.state = 'claimed'
@@ -511,16 +666,17 @@ BEGIN
 END
 $$;
 
--- Stale claims, row-locked for the sweep. Team mode: a keeper sees every
--- one; any other agent only its own.
 CREATE OR REPLACE FUNCTION lac_api_stale_claims(p_default_stale double precision,
-                                     p_at_least double precision)
+                                                p_at_least double precision)
     RETURNS TABLE (id bigint, lane text, owner text, heartbeat_at double precision,
                    attempts integer, silent_for double precision)
     LANGUAGE plpgsql
     AS $$
 #variable_conflict use_column
 BEGIN
+    PERFORM lac_require_current();
+    PERFORM lac_require_finite(p_default_stale, 'stale-after', false);
+    PERFORM lac_require_finite(p_at_least, 'stale-after', true);
     RETURN QUERY
     SELECT t.id, t.lane, t.owner, t.heartbeat_at, t.attempts, lac_now() - t.heartbeat_at
       FROM lac_tasks t
@@ -533,52 +689,57 @@ BEGIN
 END
 $$;
 
--- Back to the board, unless it heartbeat since the keeper looked; the
--- staleness is checked again here, against the claim's own stale-after.
+-- Back to the board with its locks, unless it heartbeat since the keeper
+-- looked; the staleness is checked again here, against the claim's own.
+-- It returns the locks it freed with the task's id.
 CREATE OR REPLACE FUNCTION lac_api_expire(p_state text, p_task bigint, p_owner text,
-                               p_heartbeat_at double precision) RETURNS TABLE (id bigint)
+                               p_heartbeat_at double precision)
+    RETURNS TABLE (id bigint, locks jsonb)
     LANGUAGE plpgsql
     AS $$
 #variable_conflict use_column
+DECLARE
+    was lac_tasks;
+    freed jsonb;
 BEGIN
+    PERFORM lac_require_current();
     IF NOT lac_keeps(p_owner) THEN
         PERFORM lac_refuse(format(
             'team mode: only a keeper expires another agent''s claim (task #%s)', p_task));
     END IF;
-    IF lac_team() AND p_state <> 'open' THEN  -- an expired claim goes back to the board
-        PERFORM lac_refuse(format('team mode: an expired claim becomes open, not %s', p_state));
+    IF p_state IS DISTINCT FROM 'open' THEN  -- an expired claim goes back to the board
+        PERFORM lac_refuse(format('an expired claim becomes open, not %s', p_state));
     END IF;
-    RETURN QUERY WITH expired AS (
-        UPDATE lac_tasks t
-           SET state = p_state, owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
-               stale_after = NULL
-         WHERE t.id = p_task AND t.state = 'claimed' AND t.owner = p_owner
-           AND t.heartbeat_at = p_heartbeat_at
-           AND t.heartbeat_at + coalesce(t.stale_after, lac_default_stale()) < lac_now()
-        RETURNING t.id)
-    SELECT expired.id FROM expired;
+    SELECT * INTO was FROM lac_tasks t WHERE t.id = p_task;
+    UPDATE lac_tasks t
+       SET state = 'open', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
+           stale_after = NULL
+     WHERE t.id = p_task AND t.state = 'claimed' AND t.owner = p_owner
+       AND t.heartbeat_at = p_heartbeat_at
+       AND t.heartbeat_at + coalesce(t.stale_after, lac_default_stale()) < lac_now();
+    IF FOUND THEN
+        freed := lac_free_task_locks(p_task);
+        PERFORM lac_changed('expired', p_task, NULL, jsonb_build_object(
+            'previous_owner', p_owner,
+            'silent_for', round((lac_now() - was.heartbeat_at)::numeric, 3),
+            'attempts', was.attempts,
+            'locks', freed));
+        RETURN QUERY SELECT p_task, freed;
+    END IF;
 END
 $$;
 
--- The silence after which a task-less lock is stale: the caller's period,
--- but in team mode never shorter than the board's stale-after (a keeper's
--- own period, even NULL or negative, does not make a live agent's lock stale).
-CREATE OR REPLACE FUNCTION lac_lock_stale(p_stale double precision) RETURNS double precision
-    LANGUAGE sql STABLE
-    AS $$
-    SELECT CASE WHEN lac_team() THEN greatest(p_stale, lac_default_stale()) ELSE p_stale END
-    $$;
-
--- Task-less locks of agents silent for p_stale, row-locked for the sweep
--- (team mode: a keeper's view, else only the session's own).
 CREATE OR REPLACE FUNCTION lac_api_silent_agent_locks(p_stale double precision)
     RETURNS TABLE (id bigint, pattern text, agent text, silent_for double precision)
     LANGUAGE plpgsql
     AS $$
 #variable_conflict use_column
 DECLARE
-    stale double precision := lac_lock_stale(p_stale);
+    stale double precision;
 BEGIN
+    PERFORM lac_require_current();
+    PERFORM lac_require_finite(p_stale, 'stale-after', false);
+    stale := lac_lock_stale(p_stale);
     RETURN QUERY
     SELECT l.id, l.pattern, l.agent,
            lac_now() - greatest(l.acquired_at, coalesce(a.last_seen, 0))
@@ -596,8 +757,11 @@ CREATE OR REPLACE FUNCTION lac_api_expire_lock(p_lock bigint, p_stale double pre
     LANGUAGE plpgsql
     AS $$
 DECLARE
-    stale double precision := lac_lock_stale(p_stale);
+    stale double precision;
 BEGIN
+    PERFORM lac_require_current();
+    PERFORM lac_require_finite(p_stale, 'stale-after', false);
+    stale := lac_lock_stale(p_stale);
     IF NOT lac_keeps((SELECT l.agent FROM lac_locks l WHERE l.id = p_lock)) THEN
         PERFORM lac_refuse('team mode: only a keeper expires another agent''s lock');
     END IF;
@@ -606,58 +770,150 @@ BEGIN
          WHERE l.id = p_lock AND l.task_id IS NULL
            AND NOT EXISTS (SELECT 1 FROM lac_agents a
                             WHERE a.name = l.agent AND a.last_seen + stale >= lac_now())
-        RETURNING l.*)
+        RETURNING l.*
+    ), recorded AS (
+        INSERT INTO lac_changes (kind, task_id, agent, facts)
+        SELECT 'locks_expired', NULL, lac_who(NULL),
+               jsonb_build_object('previous_owner', g.agent, 'locks', jsonb_build_array(g.pattern))
+          FROM gone g
+    )
     SELECT * FROM gone;
 END
 $$;
 
--- Settings: in team mode anyone records a holder (one keeper, one drainer
--- per lane); the rest is an admin's, and the team's own never through here.
+-- Settings. Team mode: team_* only through `git lac team`; a holder:NAME
+-- (who runs the keeper, a lane's drainer) only by a session whose role holds
+-- that advisory lock right now, and in its own name; the rest an admin's.
+-- Every setting but a holder is recorded as an event.
 CREATE OR REPLACE FUNCTION lac_api_set_setting(p_name text, p_value text) RETURNS void
     LANGUAGE plpgsql
     AS $$
+DECLARE
+    k bigint;
 BEGIN
+    PERFORM lac_require_current();
+    IF p_name IS NULL OR p_value IS NULL OR length(p_value) > 1000 OR NOT lac_safe(p_value) THEN
+        PERFORM lac_invalid('a setting is a name and a value of at most 1000 safe characters');
+    END IF;
+    IF p_name = 'stale_after' AND NOT lac_valid_duration_text(p_value) THEN
+        PERFORM lac_invalid(format('stale_after %s is not a duration: more than 0 and at '
+                                   'most 10 years', p_value));
+    END IF;
     IF lac_team() THEN
         IF p_name = 'team_mode' OR p_name LIKE 'team\_%' THEN
             PERFORM lac_refuse(format('team mode: %s is set by `git lac team`', p_name));
-        ELSIF p_name NOT LIKE 'holder:%' AND NOT lac_has('admin') THEN
+        ELSIF p_name LIKE 'holder:%' THEN
+            k := hashtext(substr(p_name, 8) || ':' || current_schema());
+            IF NOT EXISTS (
+                    SELECT 1 FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid
+                     WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                       AND l.database = (SELECT oid FROM pg_database
+                                          WHERE datname = current_database())
+                       AND l.classid = ((k >> 32) & 4294967295)::oid
+                       AND l.objid = (k & 4294967295)::oid
+                       AND s.usename = session_user) THEN
+                PERFORM lac_refuse(format('team mode: %s is recorded only by its holder, and %s '
+                                          'does not hold it', p_name, session_user));
+            END IF;
+            IF p_value NOT LIKE session_user::text || ' %' AND p_value <> session_user::text THEN
+                PERFORM lac_refuse(format('team mode: %s names its holder, %s', p_name,
+                                          session_user));
+            END IF;
+        ELSIF NOT lac_has('admin') THEN
             PERFORM lac_refuse(format('team mode: only an admin sets %s', p_name));
         END IF;
     END IF;
     INSERT INTO lac_settings (name, value) VALUES (p_name, p_value)
     ON CONFLICT (name) DO UPDATE SET value = excluded.value;
+    IF p_name NOT LIKE 'holder:%' THEN
+        PERFORM lac_changed('setting', NULL, NULL,
+                            jsonb_build_object('name', p_name, 'value', p_value));
+    END IF;
 END
 $$;
 
--- The history is appended to, in the acting agent's name, never changed.
-CREATE OR REPLACE FUNCTION lac_api_insert_event(p_task bigint, p_agent text, p_kind text, p_detail jsonb)
+-- The caller's account of a change it made in this transaction: its reason,
+-- where it ran. It stands only with a change of a matching kind made by the
+-- same agent to the same task in the same transaction (checked at commit,
+-- 0007's lac_trg_settle), so no event can be written for something that did
+-- not happen. `reconciled` (a merge done in git, which the board does not
+-- see) is the one kind an agent writes on its own word, in its own name.
+CREATE OR REPLACE FUNCTION lac_api_insert_event(p_task bigint, p_agent text, p_kind text,
+                                                p_detail jsonb)
     RETURNS void
     LANGUAGE plpgsql
     AS $$
 BEGIN
-    INSERT INTO lac_events (at, task_id, agent, kind, detail)
-    VALUES (lac_now(), p_task, lac_actor(p_agent), p_kind, p_detail);
+    PERFORM lac_require_current();
+    IF p_kind IS NULL OR NOT lac_valid_name(p_kind) OR p_kind = 'claimed' THEN
+        PERFORM lac_refuse(format('the board writes %s events itself', coalesce(p_kind, 'null')));
+    END IF;
+    IF octet_length(coalesce(p_detail, '{}')::text) > 100000 THEN
+        PERFORM lac_invalid('an event''s detail is at most 100000 bytes');
+    END IF;
+    INSERT INTO lac_events (at, task_id, agent, kind, detail, unsettled)
+    VALUES (lac_clock(), p_task, lac_actor(p_agent), p_kind, coalesce(p_detail, '{}'), true);
 END
 $$;
 
-CREATE OR REPLACE FUNCTION lac_api_edit_task(p_task bigint, p_agent text, p_instance text, p_title text,
-                                  p_body text, p_lane text, p_priority integer, p_needs jsonb)
+CREATE OR REPLACE FUNCTION lac_api_edit_task(p_task bigint, p_agent text, p_instance text,
+                                             p_title text, p_body text, p_lane text,
+                                             p_priority integer, p_needs jsonb)
     RETURNS TABLE (id bigint)
     LANGUAGE plpgsql
     AS $$
 #variable_conflict use_column
 DECLARE
     a text := lac_actor(p_agent);
+    was lac_tasks;
+    changes jsonb := '{}';
 BEGIN
-    RETURN QUERY WITH edited AS (
-        UPDATE lac_tasks t
-           SET title = p_title, body = p_body, lane = p_lane, priority = p_priority,
-               needs = p_needs
-         WHERE t.id = p_task
-           AND (t.state = 'open'
-                OR (t.state = 'claimed' AND t.owner = a AND t.instance = p_instance))
-        RETURNING t.id)
-    SELECT edited.id FROM edited;
+    PERFORM lac_require_current();
+    SELECT * INTO was FROM lac_tasks t WHERE t.id = p_task;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    IF was.needs IS DISTINCT FROM p_needs THEN
+        PERFORM lac_require_shape(p_task, false);
+        IF lac_team() AND NOT lac_has('admin') AND EXISTS (
+                SELECT 1 FROM jsonb_array_elements_text(was.needs) AS n(cap)
+                 WHERE NOT p_needs ? n.cap
+                   AND NOT coalesce((SELECT ag.capabilities ? n.cap FROM lac_agents ag
+                                      WHERE ag.name = a), false)) THEN
+            PERFORM lac_refuse(format('team mode: only an admin drops a need %s lacks from '
+                                      'task #%s', a, p_task));
+        END IF;
+    END IF;
+    UPDATE lac_tasks t
+       SET title = p_title, body = p_body, lane = p_lane, priority = p_priority,
+           needs = p_needs
+     WHERE t.id = p_task
+       AND (t.state = 'open'
+            OR (t.state = 'claimed' AND t.owner = a AND t.instance = p_instance));
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    IF was.title IS DISTINCT FROM p_title THEN
+        changes := changes || jsonb_build_object('title', jsonb_build_array(was.title, p_title));
+    END IF;
+    IF was.body IS DISTINCT FROM p_body THEN
+        changes := changes || jsonb_build_object('body', jsonb_build_object(
+            'before_chars', length(was.body), 'after_chars', length(p_body)));
+    END IF;
+    IF was.lane IS DISTINCT FROM p_lane THEN
+        changes := changes || jsonb_build_object('lane', jsonb_build_array(was.lane, p_lane));
+    END IF;
+    IF was.priority IS DISTINCT FROM p_priority THEN
+        changes := changes || jsonb_build_object('priority',
+                                                 jsonb_build_array(was.priority, p_priority));
+    END IF;
+    IF was.needs IS DISTINCT FROM p_needs THEN
+        changes := changes || jsonb_build_object('needs', jsonb_build_array(was.needs, p_needs));
+    END IF;
+    IF changes <> '{}' THEN
+        PERFORM lac_changed('edited', p_task, a, jsonb_build_object('changes', changes));
+    END IF;
+    RETURN QUERY SELECT p_task;
 END
 $$;
 
@@ -667,30 +923,50 @@ CREATE OR REPLACE FUNCTION lac_api_cancel(p_task bigint, p_agent text, p_instanc
     AS $$
 DECLARE
     a text := lac_actor(p_agent);
+    was lac_tasks;
+    cancelled lac_tasks;
 BEGIN
-    RETURN QUERY WITH cancelled AS (
-        UPDATE lac_tasks t
-           SET state = 'cancelled', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
-               stale_after = NULL
-         WHERE t.id = p_task
-           AND (t.state IN ('open', 'parked')
-                OR (t.state = 'claimed' AND t.owner = a AND t.instance = p_instance))
-        RETURNING t.*)
-    SELECT * FROM cancelled;
+    PERFORM lac_require_current();
+    SELECT * INTO was FROM lac_tasks t WHERE t.id = p_task;
+    UPDATE lac_tasks t
+       SET state = 'cancelled', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
+           stale_after = NULL
+     WHERE t.id = p_task
+       AND (t.state IN ('open', 'parked')
+            OR (t.state = 'claimed' AND t.owner = a AND t.instance = p_instance))
+    RETURNING t.* INTO cancelled;
+    IF FOUND THEN
+        PERFORM lac_changed('cancelled', p_task, a, jsonb_build_object(
+            'previous_state', was.state,
+            'locks', lac_free_task_locks(p_task),
+            'waiting', (SELECT coalesce(jsonb_agg(d.task_id ORDER BY d.task_id), '[]')
+                          FROM lac_task_deps d JOIN lac_tasks w ON w.id = d.task_id
+                         WHERE d.depends_on = p_task AND w.state NOT IN ('done', 'cancelled'))));
+        RETURN NEXT cancelled;
+    END IF;
 END
 $$;
 
 CREATE OR REPLACE FUNCTION lac_api_reopen(p_task bigint) RETURNS SETOF lac_tasks
     LANGUAGE plpgsql
     AS $$
+DECLARE
+    was lac_tasks;
+    reopened lac_tasks;
 BEGIN
-    RETURN QUERY WITH reopened AS (
-        UPDATE lac_tasks t
-           SET state = 'open', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
-               stale_after = NULL, attempts = 0
-         WHERE t.id = p_task AND t.state IN ('done', 'cancelled', 'parked')
-        RETURNING t.*)
-    SELECT * FROM reopened;
+    PERFORM lac_require_current();
+    SELECT * INTO was FROM lac_tasks t WHERE t.id = p_task;
+    UPDATE lac_tasks t
+       SET state = 'open', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
+           stale_after = NULL, attempts = 0
+     WHERE t.id = p_task AND t.state IN ('done', 'cancelled', 'parked')
+    RETURNING t.* INTO reopened;
+    IF FOUND THEN
+        PERFORM lac_changed('reopened', p_task, NULL, jsonb_build_object(
+            'previous_state', was.state, 'previous_owner', was.owner,
+            'attempts', was.attempts));
+        RETURN NEXT reopened;
+    END IF;
 END
 $$;
 
@@ -700,12 +976,19 @@ CREATE OR REPLACE FUNCTION lac_api_take_over(p_task bigint, p_agent text, p_inst
     AS $$
 DECLARE
     a text := lac_actor(p_agent);
+    was lac_tasks;
+    moved lac_tasks;
 BEGIN
-    RETURN QUERY WITH moved AS (
-        UPDATE lac_tasks t SET instance = p_instance, heartbeat_at = lac_now()
-         WHERE t.id = p_task AND t.state = 'claimed' AND t.owner = a
-        RETURNING t.*)
-    SELECT * FROM moved;
+    PERFORM lac_require_current();
+    SELECT * INTO was FROM lac_tasks t WHERE t.id = p_task;
+    UPDATE lac_tasks t SET instance = p_instance, heartbeat_at = lac_now()
+     WHERE t.id = p_task AND t.state = 'claimed' AND t.owner = a
+    RETURNING t.* INTO moved;
+    IF FOUND THEN
+        PERFORM lac_changed('taken_over', p_task, a, jsonb_build_object(
+            'previous_instance', was.instance, 'instance', p_instance));
+        RETURN NEXT moved;
+    END IF;
 END
 $$;
 
@@ -713,8 +996,13 @@ CREATE OR REPLACE FUNCTION lac_api_take_over_locks(p_task bigint, p_agent text, 
     RETURNS void
     LANGUAGE plpgsql
     AS $$
+DECLARE
+    a text := lac_actor(p_agent);
 BEGIN
-    UPDATE lac_locks SET instance = p_instance
-     WHERE task_id = p_task AND agent = lac_actor(p_agent);
+    PERFORM lac_require_current();
+    UPDATE lac_locks SET instance = p_instance WHERE task_id = p_task AND agent = a;
+    IF FOUND THEN
+        PERFORM lac_changed('taken_over', p_task, a, '{}');
+    END IF;
 END
 $$;

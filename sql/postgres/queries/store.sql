@@ -10,13 +10,15 @@
 SELECT 1
 
 -- name: begin_write
--- READ COMMITTED; races it does not settle are serialised by advisory
--- locks. psycopg's Connection.transaction() sends BEGIN/COMMIT/ROLLBACK
--- itself; these four are here so both dialects spell the same machinery.
-BEGIN
+-- READ COMMITTED, said here whatever the server's, the database's, the
+-- role's or PGOPTIONS' default: every statement then reads the board as it
+-- is after the locks it waited for (a grant is decided on current data), and
+-- the write functions refuse any other level (lac_require_current, 0007).
+-- Races READ COMMITTED does not settle are serialised by advisory locks.
+BEGIN ISOLATION LEVEL READ COMMITTED
 
 -- name: begin_read
-BEGIN
+BEGIN ISOLATION LEVEL READ COMMITTED
 
 -- name: commit
 COMMIT
@@ -84,6 +86,7 @@ DO $$ BEGIN EXECUTE format('LISTEN %I', {{work_channel}}); END $$
 -- service file (whose own options an options argument would replace).
 SELECT set_config('lock_timeout', :lock_ms, false),
        set_config('statement_timeout', :statement_ms, false),
+       set_config('default_transaction_isolation', 'read committed', false),
        CASE WHEN :board::text IS NULL THEN NULL
             ELSE set_config('search_path', :board, false) END
 

@@ -64,7 +64,9 @@ SELECT d.depends_on AS id, t.state AS state, t.title AS title
 SELECT pattern, mode FROM lac_task_paths WHERE task_id = :task_id ORDER BY pattern
 
 -- name: release
-SELECT * FROM lac_api_release(:task_id::bigint, :owner)
+-- Back to open with the claim's locks freed; :agent is who releases (an
+-- admin's release of another's claim is recorded as force_released).
+SELECT * FROM lac_api_release(:task_id::bigint, :owner, :agent)
 
 -- name: done
 SELECT * FROM lac_api_done(:task_id::bigint, :agent, :instance)

@@ -25,6 +25,31 @@ SELECT r.rolname::text AS name, r.rolcanlogin AS login, r.rolsuper AS superuser,
                   WHERE o.rolname = :owner::text), false) AS owner
   FROM pg_roles r WHERE r.rolname = :role
 
+-- name: team_role_climb
+-- The first membership chain from :role (direct or through other roles, with
+-- or without INHERIT: SET ROLE works either way) to a role that is a
+-- superuser, bypasses row-level security, may create roles, or is the board's
+-- owner (:owner): such a role could rewrite the board, so it cannot join.
+WITH RECURSIVE up(oid, chain) AS (
+    SELECT r.oid, ARRAY[r.rolname::text] FROM pg_roles r WHERE r.rolname = :role
+    UNION ALL
+    SELECT m.roleid, up.chain || g.rolname::text
+      FROM up
+      JOIN pg_auth_members m ON m.member = up.oid
+      JOIN pg_roles g ON g.oid = m.roleid
+     WHERE NOT g.rolname::text = ANY (up.chain) AND cardinality(up.chain) < 64
+)
+SELECT array_to_string(up.chain, ' -> ') AS chain,
+       CASE WHEN g.rolsuper THEN 'a superuser'
+            WHEN g.rolbypassrls THEN 'bypasses row-level security'
+            WHEN g.rolcreaterole THEN 'may create roles'
+            ELSE 'the board''s owner role' END AS what
+  FROM up JOIN pg_roles g ON g.oid = up.oid
+ WHERE cardinality(up.chain) > 1
+   AND (g.rolsuper OR g.rolbypassrls OR g.rolcreaterole OR g.rolname = :owner::text)
+ ORDER BY cardinality(up.chain)
+ LIMIT 1
+
 -- name: team_create_group_ddl
 SELECT format('CREATE ROLE %I NOLOGIN', :role::text) AS ddl
 
@@ -121,10 +146,10 @@ SELECT ddl FROM (
     UNION ALL
     SELECT 18, sig, format('ALTER FUNCTION %s SECURITY DEFINER SET search_path = %I, pg_temp',
                            sig, board)
-      FROM funcs, s WHERE name LIKE 'lac\_api\_%'
+      FROM funcs, s WHERE name LIKE 'lac\_api\_%' OR name LIKE 'lac\_trg\_%'
     UNION ALL
     SELECT 19, sig, format('ALTER FUNCTION %s OWNER TO %I', sig, :owner::text)
-      FROM funcs WHERE name LIKE 'lac\_api\_%'
+      FROM funcs WHERE name LIKE 'lac\_api\_%' OR name LIKE 'lac\_trg\_%'
 ) AS steps
 ORDER BY step, k
 

@@ -601,6 +601,35 @@ def test_two_boards_in_one_database_do_not_wake_each_other(pg_server: str) -> No
                 conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
 
 
+def test_no_trigger_of_a_board_notifies(pg_server: str) -> None:
+    """A NOTIFY-ing commit holds one lock for the whole cluster through its
+    WAL flush: a trigger that notified would make every claim's commit wait
+    for every other's flush (issue 24: 0.14-0.26 of the ceiling with 8
+    claimers). The page polls the change counter instead."""
+    import psycopg
+
+    from git_lacunari.store.postgres import PostgresStore
+
+    name = "lac_w_" + uuid.uuid4().hex[:10]
+    store = PostgresStore(pg_server, board=name)
+    try:
+        store.create_board()
+        store.migrate(create=True)
+        rows = store.conn.execute(
+            "SELECT DISTINCT p.proname::text AS name, pg_get_functiondef(p.oid) AS body"
+            "  FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid"
+            "  JOIN pg_class c ON c.oid = t.tgrelid"
+            " WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal"
+        ).fetchall()
+        assert rows, "the change feed's triggers are gone"
+        for row in rows:
+            assert "notify" not in row["body"].lower().replace("lac_notify_change", ""), row
+    finally:
+        store.close()
+        with psycopg.connect(pg_server, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+
+
 def test_a_write_counted_before_it_commits_wakes_the_page_again_when_it_does(
     pg_server: str,
 ) -> None:

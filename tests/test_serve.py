@@ -625,6 +625,69 @@ def test_two_boards_in_one_database_do_not_wake_each_other(pg_server: str) -> No
                 conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
 
 
+def test_no_trigger_of_a_board_notifies(pg_server: str) -> None:
+    """A NOTIFY-ing commit holds one lock for the whole cluster through its
+    WAL flush: a trigger that notified would make every claim's commit wait
+    for every other's flush (issue 24: 0.14-0.26 of the ceiling with 8
+    claimers). The page polls the change counter instead."""
+    import psycopg
+
+    from git_lacunari.store.postgres import PostgresStore
+
+    name = "lac_w_" + uuid.uuid4().hex[:10]
+    store = PostgresStore(pg_server, board=name)
+    try:
+        store.create_board()
+        store.migrate(create=True)
+        rows = store.conn.execute(
+            "SELECT DISTINCT p.proname::text AS name, pg_get_functiondef(p.oid) AS body"
+            "  FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid"
+            "  JOIN pg_class c ON c.oid = t.tgrelid"
+            " WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal"
+        ).fetchall()
+        assert rows, "the change feed's triggers are gone"
+        for row in rows:
+            assert "notify" not in row["body"].lower().replace("lac_notify_change", ""), row
+    finally:
+        store.close()
+        with psycopg.connect(pg_server, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+
+
+def test_a_write_counted_before_it_commits_wakes_the_page_again_when_it_does(
+    pg_server: str,
+) -> None:
+    """The change counter moves when a statement writes, before its
+    transaction commits: the read that follows may not see the write. The
+    watcher is woken once more when every counted write has ended."""
+    import psycopg
+
+    from git_lacunari.store.postgres import PostgresStore
+
+    name = "lac_w_" + uuid.uuid4().hex[:10]
+    watcher = PostgresStore(pg_server, board=name)
+    try:
+        watcher.create_board()
+        watcher.migrate(create=True)
+        assert watcher.wait_for_change(0) is True  # the first look
+        assert watcher.wait_for_change(0.3) is False
+        with psycopg.connect(pg_server, autocommit=True) as writer:
+            writer.execute(f'SET search_path = "{name}"')
+            writer.execute("BEGIN")
+            writer.execute("INSERT INTO lac_settings VALUES ('late', 'yes')")
+            assert watcher.wait_for_change(5) is True  # counted, not committed
+            assert watcher.one("get_setting", name="late") is None
+            assert watcher.wait_for_change(0.3) is False, "woke while still in flight"
+            writer.execute("COMMIT")
+        assert watcher.wait_for_change(5) is True, "the commit never woke the page"
+        assert watcher.one("get_setting", name="late") == {"value": "yes"}
+        assert watcher.wait_for_change(0.3) is False
+    finally:
+        watcher.close()
+        with psycopg.connect(pg_server, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+
+
 @pytest.mark.parametrize("backend", ["postgres"])
 def test_team_mode_reads_as_the_reader_role(
     repo: Path, board_url: str | None, pg_server: str

@@ -154,8 +154,9 @@ class Claims(Tasks):
         extra = self.specs(writes, reads)
         self._ensure_agent()
         self._sweep_now_and_then()
-        stale_after = self.claim_stale_after(stale_after)
         if not extra:
+            # None: the board's stale-after, read by the claiming statement
+            # itself (one round trip for the whole claim).
             row = self.store.atomic(
                 "claim_next_free",
                 lane=lane,
@@ -165,6 +166,7 @@ class Claims(Tasks):
             )
             if row is not None:
                 return Claim(Task.from_row(row), [], again=False)
+        stale_after = self.claim_stale_after(stale_after)
         skipped: list[int] = []
         with self.store.write():
             while len(skipped) <= MAX_NEXT_SKIPS:

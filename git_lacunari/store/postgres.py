@@ -19,6 +19,7 @@ import functools
 import math
 import os
 import re
+import time
 from typing import Any
 
 import psycopg
@@ -40,6 +41,7 @@ from .queries import load_queries
 from .query_names import QueryName
 
 POLL_FALLBACK_S = 2.0
+CHANGE_POLL_S = 0.1  # the page's watcher: a read of one sequence, every 100 ms
 PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 # SQLSTATEs of a connection that is gone (class 08 is "connection exception").
 LOST = {"57P01": "admin shutdown", "57P02": "crash shutdown", "57P03": "cannot connect now"}
@@ -210,7 +212,7 @@ class PostgresStore(StoreBase):
         self.conn = conn if conn is not None else connect(url, timeout, board)
         self.queries = pg_queries()
         self._listening = False
-        self._watching = False
+        self._changes = ChangeWatch()
 
     @property
     def where(self) -> str:
@@ -249,21 +251,19 @@ class PostgresStore(StoreBase):
                 break
 
     def wait_for_change(self, timeout: float) -> bool:
-        """Listen on the board's change channel (0006's triggers notify it on
-        every write, from any client); every notice waiting is taken at once,
-        so a burst of writes is one wake-up."""
-        if not self._watching:
-            self.run("listen_changes")
-            self._watching = True
-            return True
-        woke = False
-        with self._translated():
-            for _ in self.conn.notifies(timeout=max(0.0, timeout), stop_after=1):
-                woke = True
-            if woke:  # the rest of a burst, without waiting
-                for _ in self.conn.notifies(timeout=0.0):
-                    pass
-        return woke
+        """Poll the board's change counter (0007: every statement that writes
+        a board table moves it, from any client) every CHANGE_POLL_S; one
+        cheap read, no session state, so it works through a pooler too."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        while True:
+            row = self.one("change_counter")
+            assert row is not None
+            if self._changes.changed(int(row["n"]), bool(row["settled"])):
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(left, CHANGE_POLL_S))
 
     def create_board(self) -> None:
         """Make this store's board (its schema) if it does not exist yet."""
@@ -344,3 +344,27 @@ class AdvisoryExclusive:
 
     def release(self) -> None:
         self.conn.close()
+
+
+class ChangeWatch:
+    """When has the board changed since the caller last read it?
+
+    The counter moves when a write happens, not when it commits: a write
+    counted at one poll may still be invisible to the read that follows. A
+    poll also says whether every write it counted has ended (0007's shared
+    advisory lock): until one does, the board is reported changed once more
+    when they have, so the read after that sees them.
+    """
+
+    def __init__(self) -> None:
+        self.count: int | None = None
+        self.unsettled = False
+
+    def changed(self, count: int, settled: bool) -> bool:
+        if count != self.count:  # the first poll, too: the caller reads then
+            self.count, self.unsettled = count, not settled
+            return True
+        if self.unsettled and settled:
+            self.unsettled = False
+            return True
+        return False

@@ -1,9 +1,11 @@
 """The change feed: ONE watcher per server process, fanned out to every page.
 
 A thread holds one connection to the board and waits on the store's change
-signal (:meth:`Store.wait_for_change`: ``LISTEN`` on the board's channel on
-PostgreSQL, fed by 0006's statement-level triggers, so a write by any client
-shows; ``PRAGMA data_version`` every 100 ms on SQLite). On a change it reads
+signal (:meth:`Store.wait_for_change`: on PostgreSQL the board's change
+counter, which 0006/0007's statement-level triggers move on a write by any
+client, every 100 ms (a poll, not LISTEN: it works through a transaction
+pooler, and costs the writers no NOTIFY); ``PRAGMA data_version`` every
+100 ms on SQLite). On a change it reads
 one snapshot (:func:`.overview.snapshot`) — at most once per ``min_interval``,
 so a burst of writes is one read — encodes it once, and wakes every page's
 stream, which sends the newest snapshot it has not sent yet (a slow page

@@ -72,8 +72,7 @@ SELECT 1
 
 -- name: work_channel
 -- The one spelling of the channel that wakes `claim --next --wait`; a board
--- name too long for a channel (63 bytes) is spelled by its md5, as
--- lac_change_channel does.
+-- name too long for a channel (63 bytes) is spelled by its md5
 -- (the prefix takes 9 of them, leaving 54 for the name).
 'lac_work_' || CASE WHEN octet_length(current_schema()) <= 54
                     THEN current_schema() ELSE md5(current_schema()) END
@@ -108,17 +107,10 @@ SELECT current_schema() AS board
 
 -- --- the live page's change feed (0006, `git lac serve`) ----------------------
 
--- name: change_channel
--- The one spelling of the channel every write to this board notifies (0006's
--- statement-level triggers call the same function with the table's schema).
-lac_change_channel(current_schema())
-
--- name: listen_changes
-DO $$ BEGIN EXECUTE format('LISTEN %I', {{change_channel}}); END $$
-
 -- name: change_counter
--- SQLite only (PRAGMA data_version); PostgreSQL pages LISTEN instead.
-SELECT 0 AS data_version
+-- The board's change counter (0007: every statement that writes a board
+-- table moves it) and whether every write it counts has ended.
+SELECT n, settled FROM lac_changes_seen()
 
 -- name: begin_snapshot
 -- One instant across every statement of the page's snapshot (READ COMMITTED

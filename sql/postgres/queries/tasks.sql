@@ -49,8 +49,10 @@ SELECT * FROM lac_api_next_candidate(:lane, :agent, :skip::jsonb)
 -- The whole of `claim --next` in one statement when the best candidate
 -- declares no paths (most tasks): pick, guard, claim, record. Zero rows sends
 -- the caller to the general path, which also explains a refusal.
+-- :stale_after NULL is the board's (lac_default_stale), read here: no round trip.
 SELECT c.*, false AS has_paths
-  FROM lac_api_claim_next_free(:lane, :agent, :instance, :stale_after::double precision) AS c
+  FROM lac_api_claim_next_free(:lane, :agent, :instance,
+                               coalesce(:stale_after::double precision, lac_default_stale())) AS c
 
 -- name: get_task
 SELECT * FROM lac_tasks WHERE id = :task_id

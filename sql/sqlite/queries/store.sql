@@ -81,14 +81,6 @@ SELECT 'main' AS board
 
 -- --- the live page's change feed (0006, `git lac serve`) ----------------------
 
--- name: change_channel
--- No channel: the page's watcher reads the change counter below.
-NULL
-
--- name: listen_changes
--- Nothing to listen to: see change_counter.
-SELECT 1
-
 -- name: change_counter
 -- Moves whenever another connection commits to the file: one cheap read.
 PRAGMA data_version

@@ -63,10 +63,13 @@ SELECT t.id, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS h
 -- name: claim_next_free
 -- The whole of `claim --next` in one statement when the best candidate
 -- declares no paths (most tasks): pick, guard, claim. Zero rows sends the
--- caller to the general path, which also explains a refusal.
+-- caller to the general path, which also explains a refusal. :stale_after
+-- NULL is the board's, read here (as lac_default_stale does on PostgreSQL).
 UPDATE lac_tasks AS u
    SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
-       stale_after = :stale_after, attempts = attempts + 1, instance = :instance
+       stale_after = coalesce(:stale_after, (SELECT CAST(s.value AS REAL) FROM lac_settings s
+                                              WHERE s.name = 'stale_after'), 1800.0),
+       attempts = attempts + 1, instance = :instance
  WHERE u.state = 'open'
    AND u.id = (SELECT t.id FROM lac_tasks t
                 WHERE t.lane = :lane AND t.state = 'open' AND {{claimable}}

@@ -251,7 +251,7 @@ class PostgresStore(StoreBase):
                 break
 
     def wait_for_change(self, timeout: float) -> bool:
-        """Poll the board's change counter (0007: every statement that writes
+        """Poll the board's change counter (0008: every statement that writes
         a board table moves it, from any client) every CHANGE_POLL_S; one
         cheap read, no session state, so it works through a pooler too."""
         deadline = time.monotonic() + max(0.0, timeout)
@@ -351,7 +351,7 @@ class ChangeWatch:
 
     The counter moves when a write happens, not when it commits: a write
     counted at one poll may still be invisible to the read that follows. A
-    poll also says whether every write it counted has ended (0007's shared
+    poll also says whether every write it counted has ended (0008's shared
     advisory lock): until one does, the board is reported changed once more
     when they have, so the read after that sees them.
     """

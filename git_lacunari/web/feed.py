@@ -2,7 +2,7 @@
 
 A thread holds one connection to the board and waits on the store's change
 signal (:meth:`Store.wait_for_change`: on PostgreSQL the board's change
-counter, which 0006/0007's statement-level triggers move on a write by any
+counter, which 0006/0008's statement-level triggers move on a write by any
 client, every 100 ms (a poll, not LISTEN: it works through a transaction
 pooler, and costs the writers no NOTIFY); ``PRAGMA data_version`` every
 100 ms on SQLite). On a change it reads

@@ -2,7 +2,7 @@
 -- the latest schema version (sql/README.md). The one place these bodies live.
 
 -- The live page's change feed (`git lac serve`; first created by 0006, moved
--- from NOTIFY to the counter lac_changes by 0007). The triggers that call
+-- from NOTIFY to the counter lac_change_count by 0008). The triggers that call
 -- lac_notify_change are bindings, not bodies: they stay in 0006_change_feed.sql.
 -- No NOTIFY here: a notifying commit takes one lock for the whole cluster
 -- and holds it through its WAL flush, so every claim's commit ran alone.
@@ -21,7 +21,7 @@ CREATE OR REPLACE FUNCTION lac_notify_change() RETURNS trigger
     AS $$
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(hashtext('lac_changes:' || TG_TABLE_SCHEMA));
-    PERFORM nextval('lac_changes');
+    PERFORM nextval('lac_change_count');
     RETURN NULL;
 END
 $$;
@@ -36,7 +36,7 @@ CREATE OR REPLACE FUNCTION lac_changes_seen(OUT n bigint, OUT settled boolean)
     SET search_path FROM CURRENT
     AS $$
 BEGIN
-    SELECT CASE WHEN s.is_called THEN s.last_value ELSE 0 END INTO n FROM lac_changes s;
+    SELECT CASE WHEN s.is_called THEN s.last_value ELSE 0 END INTO n FROM lac_change_count s;
     settled := pg_try_advisory_xact_lock(hashtext('lac_changes:' || current_schema()));
 END
 $$;

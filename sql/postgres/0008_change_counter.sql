@@ -1,4 +1,4 @@
--- 0007: the live page's change feed without NOTIFY (issue 24). A notifying
+-- 0008: the live page's change feed without NOTIFY (issue 24). A notifying
 -- commit takes one lock for the whole cluster and holds it through its WAL
 -- flush (PostgreSQL serialises every NOTIFY-ing commit so that notices keep
 -- commit order): with 0006's triggers every claim held it, so claims could
@@ -9,7 +9,7 @@
 -- watcher polls it (store/postgres.py, PostgresStore.wait_for_change), which
 -- also works through a transaction pooler, where LISTEN does not.
 
-CREATE SEQUENCE lac_changes;
+CREATE SEQUENCE lac_change_count;
 
 -- Before it counts, a writing transaction takes a shared advisory lock that
 -- it holds to its end: shared locks never wait for each other, and the
@@ -25,7 +25,7 @@ CREATE OR REPLACE FUNCTION lac_notify_change() RETURNS trigger
     AS $$
 BEGIN
     PERFORM pg_advisory_xact_lock_shared(hashtext('lac_changes:' || TG_TABLE_SCHEMA));
-    PERFORM nextval('lac_changes');
+    PERFORM nextval('lac_change_count');
     RETURN NULL;
 END
 $$;
@@ -40,7 +40,7 @@ CREATE OR REPLACE FUNCTION lac_changes_seen(OUT n bigint, OUT settled boolean)
     SET search_path FROM CURRENT
     AS $$
 BEGIN
-    SELECT CASE WHEN s.is_called THEN s.last_value ELSE 0 END INTO n FROM lac_changes s;
+    SELECT CASE WHEN s.is_called THEN s.last_value ELSE 0 END INTO n FROM lac_change_count s;
     settled := pg_try_advisory_xact_lock(hashtext('lac_changes:' || current_schema()));
 END
 $$;

@@ -1,2 +1,0 @@
--- 0007: PostgreSQL's change feed moved from NOTIFY to a counter; nothing
--- changes in an embedded board (its watcher reads PRAGMA data_version).

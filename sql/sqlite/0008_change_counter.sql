@@ -1,0 +1,2 @@
+-- 0008: PostgreSQL's change feed moved from NOTIFY to a counter; nothing
+-- changes in an embedded board (its watcher reads PRAGMA data_version).

@@ -12,7 +12,15 @@ from git_lacunari.web import feed as feed_module
 
 
 class EverChanging:
-    """A store whose board changes all the time: a drain at full speed."""
+    """A store whose board changes all the time: a drain at full speed (a
+    PostgreSQL board whose schema stays where it is, so it is never gone)."""
+
+    dialect = "postgres"
+    url = "postgresql://fake/board"
+
+    def one(self, query: str, /, **params: Any) -> dict[str, Any]:
+        assert query == "current_board"
+        return {"board": "board"}
 
     def wait_for_change(self, timeout: float) -> bool:
         return True

@@ -624,7 +624,7 @@ PURE = {
     "lac_actor",
     "lac_ancestor_keys",
     "lac_casefold",
-    "lac_change_channel",
+    "lac_changes_seen",  # the page's poll of the change counter (0008): reads only
     "lac_change_event",
     "lac_claimable",
     "lac_clock",

@@ -615,6 +615,10 @@ ATTEMPTS: list[tuple[str, str, str]] = [
     ("lac_record_unlocked", "SELECT lac_record_unlocked('[\"x\"]', {held})", "42501"),
     ("lac_trg_settle", "SELECT lac_trg_settle()", "0A000"),
     ("lac_notify_change", "SELECT lac_notify_change()", "0A000"),
+    # The page's poll of the change counter (0008), the board owner's to read:
+    # it answers (a row: "wrote" in _sqlstate's words) and the fingerprint
+    # taken after every attempt shows it changed nothing.
+    ("lac_changes_seen", "SELECT * FROM lac_changes_seen()", "wrote"),
 ]
 
 # Functions an agent may EXECUTE that write nothing (rules, helpers): called
@@ -624,7 +628,6 @@ PURE = {
     "lac_actor",
     "lac_ancestor_keys",
     "lac_casefold",
-    "lac_changes_seen",  # the page's poll of the change counter (0008): reads only
     "lac_change_event",
     "lac_claimable",
     "lac_clock",

@@ -246,14 +246,36 @@ class Feed:
                 cost = time.monotonic() - last_read
                 spacing = min(MAX_INTERVAL_S, max(self.min_interval, cost * READ_SPACING))
             except LacError as exc:
-                self._trouble(redact(exc.message))
+                # A board whose schema was renamed or dropped fails the change
+                # poll first (its counter went with it): ask whether it is gone
+                # before calling it trouble, on a connection of its own.
+                why = self._gone_now(presence, board)
+                if why is not None:
+                    self._went(why)
+                elif not self.gone:  # reopening a gone board fails: still said as gone
+                    self._trouble(redact(exc.message))
                 board = self._close(board)
                 self._stop.wait(RETRY_S)
             except Exception as exc:  # a bug, or a driver error not classified: shown, retried
-                self._trouble(redact(f"{type(exc).__name__}: {exc}".splitlines()[0]))
+                why = self._gone_now(presence, board)
+                if why is not None:
+                    self._went(why)
+                elif not self.gone:
+                    self._trouble(redact(f"{type(exc).__name__}: {exc}".splitlines()[0]))
                 board = self._close(board)
                 self._stop.wait(RETRY_S)
         self._close(board)
+
+    def _gone_now(self, presence: Presence | None, board: Board | None) -> str | None:
+        """Whether the board a failing read was on is gone, asked on the same
+        connection (a renamed or dropped schema leaves it answering, with no
+        current schema); None when it is there, or when that cannot be told."""
+        if presence is None or board is None or self.gone:
+            return None
+        try:
+            return presence.gone(board)
+        except Exception:  # noqa: BLE001 - cannot tell: the caller reports its trouble
+            return None
 
     @staticmethod
     def _close(board: Board | None) -> None:

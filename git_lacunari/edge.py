@@ -14,6 +14,14 @@ The JSON envelopes (README, "JSON output"):
 - stopped by a signal (exit 128+N): ``{"ok": false, "stopped_by": "SIGTERM", ...data}``
 - refusal (exit 1): ``{"ok": false, "refused": {"reason": R, ...facts}, "message": M}``
 - error (exit 2 or 3): ``{"ok": false, "error": {"kind": K, "message": M}}``
+
+Every line written here for people passes through the one escaper
+(:func:`git_lacunari.text.shown`), whatever composed it: a view that forgot
+to escape a file name still cannot clear the screen, set the title, reorder
+a line or forge one. Human text on stdout keeps its newlines and tabs (and,
+on a terminal, the colours a view painted); a message on stderr is one line,
+so a newline in it is escaped too. JSON is printed as it is: JSON escapes
+every control character itself.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from .errors import (
     LacError,
     Refused,
 )
+from .text import shown, shown_painted
 
 
 @dataclass(frozen=True)
@@ -110,6 +119,27 @@ def messages(outcome: Outcome) -> list[str]:
     return lines
 
 
+def human_text(text: str) -> str:
+    """Text for people on stdout, escaped: its lines and tabs kept, and on a
+    terminal the colours a view painted."""
+    if sys.stdout.isatty():
+        return shown_painted(text, keep="\n\t")
+    return shown(text, keep="\n\t")
+
+
+def human_line(line: str) -> str:
+    """One line for people on stderr, escaped: a newline in it is shown as
+    ``\\n``, never a second line."""
+    return shown(line)
+
+
+def say(line: str, *, err: bool = True) -> None:
+    """Print one line for people now (a keeper's or a drain's progress),
+    escaped as every line at this edge is."""
+    stream = sys.stderr if err else sys.stdout
+    print(human_line(line) if err else human_text(line), file=stream, flush=True)
+
+
 def render(outcome: Outcome, *, as_json: bool) -> int:
     """Print ``outcome`` and return its exit code."""
     try:
@@ -118,7 +148,7 @@ def render(outcome: Outcome, *, as_json: bool) -> int:
             if body is not None:
                 print(json.dumps(body, sort_keys=True, allow_nan=False), flush=True)
         elif isinstance(outcome, Result) and outcome.human and not outcome.shown:
-            print(outcome.human, flush=True)
+            print(human_text(outcome.human), flush=True)
     except BrokenPipeError:
         # The reader went away (`git lac tasks | head -1`): what it did not
         # read is nobody's. Exit as a process killed by SIGPIPE would, with no
@@ -129,7 +159,7 @@ def render(outcome: Outcome, *, as_json: bool) -> int:
         os.close(devnull)
         return 128 + signal.SIGPIPE
     for line in messages(outcome):
-        print(line, file=sys.stderr, flush=True)
+        print(human_line(line), file=sys.stderr, flush=True)
     exit_code = exit_code_of(outcome)
     return exit_code
 

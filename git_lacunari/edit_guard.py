@@ -464,13 +464,16 @@ def main(harness_name: str | None) -> int:
     try:
         result = guard_edit(harness_name, text, os.getcwd())
     except LacError as exc:
-        from .edge import exit_code_of, messages
+        from .edge import exit_code_of, human_line, messages
 
         for line in messages(exc):
-            print(line, file=sys.stderr, flush=True)
+            print(human_line(line), file=sys.stderr, flush=True)
         return exit_code_of(exc)
-    if result.stdout:
+    if result.stdout:  # the harness's protocol: JSON, which escapes itself
         print(result.stdout, flush=True)
-    for line in result.stderr:
-        print(line, file=sys.stderr, flush=True)
+    if result.stderr:  # lines for people: through the one escaper, as at the edge
+        from .text import shown
+
+        for line in result.stderr:
+            print(shown(line), file=sys.stderr, flush=True)
     return result.code

@@ -10,7 +10,7 @@ import click
 from ..commands import agents as verbs
 from ..edge import Result
 from ..session import Session
-from .options import CONTEXT, common
+from .options import CONTEXT, common, echo_to
 
 
 @click.command("edit", context_settings=CONTEXT)
@@ -113,5 +113,5 @@ def wait_cmd(
     locks are taken the moment the paths free, in one grant, oldest waiter first.
     """
     return verbs.wait(
-        session, paths, timeout, take, task_id, lambda line: click.echo(line, err=True)
+        session, paths, timeout, take, task_id, echo_to(err=True)
     )

@@ -66,5 +66,8 @@ def read_body(body: str | None, body_file: str | None) -> str | None:
 
 
 def echo_to(*, err: bool) -> Callable[[str], None]:
-    """Progress lines for a long-running command (stderr when ``err``)."""
-    return lambda line: click.echo(line, err=err)
+    """Progress lines for a long-running command (stderr when ``err``),
+    escaped at the edge like every line for people."""
+    from ..edge import say
+
+    return lambda line: say(line, err=err)

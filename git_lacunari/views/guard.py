@@ -11,6 +11,7 @@ from ..edge import Result
 from ..errors import PathLocked
 from ..guard.verdict import Decision, Verdict
 from ..model import Conflict
+from .terminal import shown
 
 ADVICE = (  # printed under a guard's refusal, for people
     "What now: wait for the holder to finish, ask them to release it, see who holds what "
@@ -32,7 +33,7 @@ def describe(holding: Conflict, now: float) -> str:
         where = f"task #{lock.task_id}, heartbeat {beat} ago"
     else:
         where = f"no task, locked {format_duration(now - lock.acquired_at)} ago"
-    return f"held by {lock.agent} ({lock.mode} lock {lock.pattern}, {where})"
+    return f"held by {shown(lock.agent)} ({lock.mode} lock {shown(lock.pattern)}, {where})"
 
 
 def checked(
@@ -98,23 +99,26 @@ def _refuse(verdict: Verdict) -> NoReturn:
     refused, now = list(verdict.refused), verdict.now
     if verdict.hook == "pre-commit":
         paths = sorted({h.path for h in refused})
-        width = max(len(p) for p in paths)
+        width = max(len(shown(p)) for p in paths)
         raise PathLocked(
             refused,
             details=[
                 f"git lac: commit refused: {len(paths)} staged path(s) held by another agent",
-                *(f"  {h.path:<{width}}  {describe(h, now)}" for h in refused),
+                *(f"  {shown(h.path):<{width}}  {describe(h, now)}" for h in refused),
                 ADVICE,
             ],
         )
     # One line per (ref, commit, path, holder).
-    lines = [f"  {c.ref} {(c.commit or '')[:12]} {c.path}  {describe(c, now)}" for c in refused]
+    lines = [
+        f"  {shown(c.ref or '')} {(c.commit or '')[:12]} {shown(c.path)}  {describe(c, now)}"
+        for c in refused
+    ]
     header = (
         f"git lac: {verdict.what} refused: {len(refused)} change(s) to paths held by another agent"
     )
     if verdict.pusher is None:
         raise PathLocked(refused, details=[header, *lines, ADVICE])
-    who = verdict.pusher.name or "unknown"
+    who = shown(verdict.pusher.name or "unknown")
     raise PathLocked(
         refused,
         details=[

@@ -16,11 +16,13 @@ import time
 from collections.abc import Sequence
 
 from ..durations import format_duration
-from ..text import BIDI_CONTROLS, shown
+from ..text import BIDI_CONTROLS, PAINT_CODES, shown
 
 __all__ = ["BIDI_CONTROLS", "colour_wanted", "on_terminal", "paint", "shown", "table", "when"]
 
 COLOURS = {"red": "31", "green": "32", "yellow": "33", "blue": "34", "dim": "2", "bold": "1"}
+# The edge escapes every other ESC it is handed (text.shown_painted).
+assert set(COLOURS.values()) | {"0"} <= PAINT_CODES
 
 
 def on_terminal() -> bool:

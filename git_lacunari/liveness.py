@@ -34,6 +34,7 @@ from .errors import (
 )
 from .repo import Repo, git
 from .store import Exclusive
+from .text import shown
 
 Echo = Callable[[str], None]
 DEFAULT_MAX_ATTEMPTS = 3
@@ -116,7 +117,8 @@ def _sweep_task_less_locks(
     once its agent has not been seen (run any command) for the stale period."""
     for fact in board.sweep_locks(stale_after):
         echo(
-            f"expired: {', '.join(map(str, fact['locks']))} of {fact['agent']} (no task), silent "
+            f"expired: {shown(', '.join(map(str, fact['locks'])))} of {shown(str(fact['agent']))} "
+            f"(no task), silent "
             f"{format_duration(float(str(fact['silent_for'])))}; unlocked"
         )
         if into is not None:
@@ -296,7 +298,8 @@ def drain(
                 "LAC_INSTANCE": board.instance,
                 "LAC_TASK_PATHS": json.dumps([[lk.pattern, lk.mode] for lk in claim.locks]),
             }
-            echo(f"git lac: task #{task.id} {task.title}: running {' '.join(command)}")
+            running = shown(" ".join(command))
+            echo(f"git lac: task #{task.id} {shown(task.title)}: running {running}")
             beat = Heartbeat(open_board, task.id, heartbeat_period(stale))
             try:
                 # Forked before the heartbeat thread starts: preexec_fn is

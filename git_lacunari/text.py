@@ -76,9 +76,8 @@ def shown(text: str, *, keep: str = "") -> str:
     left to escape."""
     out: list[str] = []
     for at, char in enumerate(text):
-        if char in keep or unicodedata.category(char) not in ESCAPED_CATEGORIES:
-            out.append(char)
-        elif char == ZWJ and _joins_symbols(text, at):
+        safe = char in keep or unicodedata.category(char) not in ESCAPED_CATEGORIES
+        if safe or (char == ZWJ and _joins_symbols(text, at)):
             out.append(char)
         else:
             out.append(_escaped(char))

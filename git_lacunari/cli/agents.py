@@ -112,6 +112,4 @@ def wait_cmd(
     LISTEN/NOTIFY on PostgreSQL, a bounded poll on SQLite. With --lock the
     locks are taken the moment the paths free, in one grant, oldest waiter first.
     """
-    return verbs.wait(
-        session, paths, timeout, take, task_id, echo_to(err=True)
-    )
+    return verbs.wait(session, paths, timeout, take, task_id, echo_to(err=True))

@@ -10,6 +10,7 @@ from typing import Any
 from ..edge import Result
 from ..errors import InvalidInput
 from ..session import Session
+from ..text import shown
 
 
 def guard_edit(session: Session, as_json: bool, harness: str | None) -> Result:
@@ -107,5 +108,5 @@ def wait(
     verb = "locked" if take else "free"
     return Result(
         waited.to_json(),
-        f"{verb}: {' '.join(waited.paths)} (waited {format_duration(waited.waited)})",
+        f"{verb}: {shown(' '.join(waited.paths))} (waited {format_duration(waited.waited)})",
     )

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from ..edge import Result
 from ..session import Session
+from ..views import shown
 from ..views.tasks import show_text
 
 Body = Callable[[], str | None]
@@ -91,12 +92,11 @@ def edit(
 def cancel(session: Session, task: str, reason: str | None) -> Result:
     cancelled = session.board().cancel_task(task_id(task), reason=reason)
     return Result(
-        {"task": cancelled.to_json()}, f"cancelled: task #{cancelled.id} {cancelled.title}"
+        {"task": cancelled.to_json()}, f"cancelled: task #{cancelled.id} {shown(cancelled.title)}"
     )
 
 
 def reopen(session: Session, task: str, reason: str | None) -> Result:
     reopened = session.board().reopen_task(task_id(task), reason=reason)
-    return Result(
-        {"task": reopened.to_json()}, f"reopened: task #{reopened.id} {reopened.title} is open"
-    )
+    said = f"reopened: task #{reopened.id} {shown(reopened.title)} is open"
+    return Result({"task": reopened.to_json()}, said)

@@ -13,11 +13,12 @@ from .terminal import paint, shown, table, when
 
 
 def ready_text(lane: str, can: Sequence[Task], cannot: Sequence[tuple[Task, Refused]]) -> str:
-    rows = [[f"#{t.id}", f"p{t.priority}", "ready", t.title] for t in can]
+    rows = [[f"#{t.id}", f"p{t.priority}", "ready", shown(t.title)] for t in can]
     rows += [
-        [f"#{t.id}", f"p{t.priority}", "blocked", f"{t.title}: {r.message}"] for t, r in cannot
+        [f"#{t.id}", f"p{t.priority}", "blocked", shown(f"{t.title}: {r.message}")]
+        for t, r in cannot
     ]
-    return table(rows) if rows else f"no open task in lane {lane!r}"
+    return table(rows) if rows else f"no open task in lane {shown(lane)!r}"
 
 
 def status_text(

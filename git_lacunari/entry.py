@@ -37,6 +37,7 @@ class _Reconcile:
         self.dry_run = False
         self.abort = False
         self.continue_ = False
+        self.allow_markers = False
         self.as_json = False
         self.as_name: str | None = None
 
@@ -47,7 +48,12 @@ def _reconcile_call(argv: list[str]) -> _Reconcile | None:
     if not argv or argv[0] != "reconcile":
         return None
     call = _Reconcile()
-    flags = {"--dry-run": "dry_run", "--abort": "abort", "--continue": "continue_"}
+    flags = {
+        "--dry-run": "dry_run",
+        "--abort": "abort",
+        "--continue": "continue_",
+        "--allow-markers": "allow_markers",
+    }
     valued = {"--base": "base_rev", "--as": "as_name"}
     words = iter(argv[1:])
     for word in words:
@@ -112,6 +118,7 @@ def main() -> None:
                         dry_run=fast.dry_run,
                         abort=fast.abort,
                         continue_=fast.continue_,
+                        allow_markers=fast.allow_markers,
                     )
                 ),
                 as_json=fast.as_json,

@@ -32,6 +32,7 @@ RefusalReason = Literal[
     "hook_conflict",
     "already_open",
     "not_permitted",
+    "conflict_markers",
 ]
 
 
@@ -324,6 +325,28 @@ class NotPermitted(Refused):
 
     def __init__(self, *, what: str, role: str | None = None) -> None:
         super().__init__(self.reason, self._says(what=what), role=role)
+
+
+NAMED_MARKED = 5  # paths a conflict_markers message names before "and N more"
+
+
+class ConflictMarkers(Refused):
+    """conflict markers left in {named}
+
+    Facts: ``paths``, every path a reconcile in progress left conflicted whose
+    staged content still holds conflict markers (more ``<<<<<<<``/``>>>>>>>``
+    lines than either side had). Refused by the pre-commit hook and by
+    ``reconcile --continue``; ``LAC_ALLOW_MARKERS=1`` (or ``--continue
+    --allow-markers``) commits them on purpose.
+    """
+
+    reason = "conflict_markers"
+
+    def __init__(self, *, paths: Sequence[str], advice: str = "") -> None:
+        named = ", ".join(paths[:NAMED_MARKED])
+        if len(paths) > NAMED_MARKED:
+            named += f" and {len(paths) - NAMED_MARKED:,} more"
+        super().__init__(self.reason, self._says(advice, named=named), paths=list(paths))
 
 
 class HeldOnBoard(Refused):

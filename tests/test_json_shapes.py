@@ -212,6 +212,7 @@ REFUSALS: dict[str, Schema] = {
     "hook_conflict": reason("hook_conflict", path=STR),
     "already_open": reason("already_open", task=INT),
     "not_permitted": reason("not_permitted", role=nullable(STR)),
+    "conflict_markers": reason("conflict_markers", paths=array(STR)),
 }
 
 
@@ -544,6 +545,8 @@ def test_every_command_json_matches_its_documented_shape(
         )
     }
     assert every_command - seen.commands == set(), "commands without a checked --json success"
+    # Produced (and checked) by test_reconcile_conflicts_left_and_path_locked_shapes.
+    seen.reasons.add("conflict_markers")
     assert set(REFUSALS) - seen.reasons == set(), "refusal reasons never produced"
 
 
@@ -627,6 +630,9 @@ def test_reconcile_conflicts_left_and_path_locked_shapes(lac: Lac, repo: Path) -
     shape = unfinished(**{k: v for k, v in files.items() if k != "ok"})
     seen(shape, 1, "reconcile", "theirs")
     seen(unfinished(ref=STR, paths=array(STR), conflicts=array(STR)), 1, "reconcile", "--continue")
+    git(repo, "add", "README")  # the markers with it
+    seen.refused("conflict_markers", "reconcile", "--continue")
+    seen.refused("conflict_markers", "guard", "pre-commit")
     seen(success(aborted=STR), 0, "reconcile", "--abort")
     seen(error("invalid_input"), 2, "reconcile", "--abort")
     assert not seen.failures, "\n".join(seen.failures)

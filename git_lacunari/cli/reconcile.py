@@ -17,6 +17,12 @@ from .options import CONTEXT, common
 @click.option(
     "--continue", "continue_", is_flag=True, help="Commit a resolved reconcile and record it."
 )
+@click.option(
+    "--allow-markers",
+    is_flag=True,
+    help="With --continue: commit even though a path it left conflicted still holds "
+    "conflict markers (also LAC_ALLOW_MARKERS=1).",
+)
 @common
 def reconcile(
     session: Session,
@@ -26,6 +32,7 @@ def reconcile(
     dry_run: bool,
     abort: bool,
     continue_: bool,
+    allow_markers: bool,
 ) -> Result:
     """Merge REF (an offline branch, a peer's fetched branch) into this worktree.
 
@@ -37,6 +44,9 @@ def reconcile(
     MERGE_HEAD, so `git commit` records a merge. Conflicts are a real merge
     state (unmerged index entries and markers) and make it exit 1: resolve,
     `git add`, then `--continue`; `--abort` restores the state before.
+    While it is in progress, a commit (the pre-commit hook, or `--continue`)
+    that stages conflict markers in a path it left conflicted is refused,
+    unless --allow-markers (or LAC_ALLOW_MARKERS=1) says they are meant.
     A path from REF that git would refuse to check out (`.git` in any
     spelling, `..`) is refused with exit 2; nothing is written over a path
     another agent holds, nor over uncommitted changes.
@@ -45,5 +55,13 @@ def reconcile(
     from ..views.reconcile import reconcile_result
 
     return reconcile_result(
-        command(session, ref, base_rev=base_rev, dry_run=dry_run, abort=abort, continue_=continue_)
+        command(
+            session,
+            ref,
+            base_rev=base_rev,
+            dry_run=dry_run,
+            abort=abort,
+            continue_=continue_,
+            allow_markers=allow_markers,
+        )
     )

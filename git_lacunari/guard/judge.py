@@ -246,6 +246,10 @@ def judge_hook(
     if guard_disabled():
         return Verdict(hook, Decision.SWITCHED_OFF)
     repo = session.repo
+    if hook == "pre-commit":  # conflict markers a reconcile left: no board needed
+        from ..reconcile.worktree import refuse_markers
+
+        refuse_markers(repo)
     try:
         require_existing_board(repo, repo.get("lac.url"))
     except NoBoard:  # silent: a repository that never used git lac (a global hooksPath)

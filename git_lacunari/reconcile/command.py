@@ -65,6 +65,7 @@ def command(
     dry_run: bool,
     abort: bool,
     continue_: bool,
+    allow_markers: bool = False,
 ) -> ReconcileOutcome:
     """`git lac reconcile` without click: the fast path in :mod:`entry` calls
     it directly, so a reconcile pays for no command-line framework."""
@@ -72,11 +73,13 @@ def command(
         raise InvalidInput("give exactly one of REF, --abort and --continue")
     if (abort or continue_) and (dry_run or base_rev):
         raise InvalidInput("--abort and --continue take no REF, --base or --dry-run")
+    if allow_markers and not continue_:
+        raise InvalidInput("--allow-markers goes with --continue")
     settle(session.repo, session.board)
     if abort:
         return Aborted(abort_reconcile(session.repo))
     if continue_:
-        return finish(session.repo, session.board())
+        return finish(session.repo, session.board(), allow_markers=allow_markers)
     assert ref is not None
     # The board must answer: reconcile never writes a path it cannot prove free.
     merged = reconcile(session.repo, session.board, ref, base_rev=base_rev, dry_run=dry_run)

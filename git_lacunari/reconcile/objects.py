@@ -4,16 +4,24 @@ they are kept as str with ``surrogateescape``, so any name round-trips."""
 
 from __future__ import annotations
 
+import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..repo import Repo, git
 from .model import NULL_OID, Entry
 
 
-def git_rc(repo: Repo, *args: str, input: bytes | None = None) -> tuple[int, bytes, str]:
+def git_rc(
+    repo: Repo, *args: str, input: bytes | None = None, env: Mapping[str, str] | None = None
+) -> tuple[int, bytes, str]:
     proc = subprocess.run(
-        ["git", *args], cwd=repo.toplevel, input=input, capture_output=True, check=False
+        ["git", *args],
+        cwd=repo.toplevel,
+        input=input,
+        capture_output=True,
+        check=False,
+        env={**os.environ, **env} if env else None,
     )
     return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace").strip()
 

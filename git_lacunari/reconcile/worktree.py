@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import CannotWorkHere, InvalidInput
+from ..errors import CannotWorkHere, ConflictMarkers, InvalidInput
 from ..repo import Repo, git
 from ..text import shown
 from .model import NULL_OID, Finished, Reconciliation
@@ -301,8 +301,38 @@ def _restore(repo: Repo, state: _State) -> None:
         git("checkout", "-q", "-f", state.orig_head, "--", *literal, cwd=repo.toplevel)
 
 
-def finish(repo: Repo, board: Board) -> Finished:
-    """Commit a resolved reconcile and record it."""
+def _marked(repo: Repo, state: _State) -> list[str]:
+    from .markers import markers_staged
+
+    return markers_staged(repo, state.conflicts, [state.orig_head, state.theirs])
+
+
+def refuse_markers(repo: Repo) -> None:
+    """The pre-commit hook's question: while a reconcile is in progress here,
+    refuse (exit 1, one line) a commit that stages conflict markers in a path
+    it left conflicted, unless ``LAC_ALLOW_MARKERS=1``. Costs one stat when
+    no reconcile is in progress."""
+    if not _state_path(repo).exists():
+        return
+    from .markers import ALLOW_ENV, allowed_by_env
+
+    state = _current(repo)
+    if state is None or state.phase != "merging" or allowed_by_env():
+        return
+    marked = _marked(repo, state)
+    if marked:
+        raise ConflictMarkers(
+            paths=marked,
+            advice=f"a reconcile is in progress: resolve them and `git add`, "
+            f"or commit them on purpose with {ALLOW_ENV}=1",
+        )
+
+
+def finish(repo: Repo, board: Board, *, allow_markers: bool = False) -> Finished:
+    """Commit a resolved reconcile and record it; a path it left conflicted
+    that still holds markers is refused unless ``allow_markers``."""
+    from .markers import ALLOW_ENV, allowed_by_env
+
     state = _in_progress(repo)
     if state.phase == "applying":
         raise CannotWorkHere(
@@ -312,7 +342,18 @@ def finish(repo: Repo, board: Board) -> Finished:
     left = unmerged(repo)
     if left:
         return Finished(state.ref, state.paths, left)
-    code, _, err = git_rc(repo, "commit", "--no-edit", "-q")
+    allow_markers = allow_markers or allowed_by_env()
+    if not allow_markers:
+        marked = _marked(repo, state)
+        if marked:
+            raise ConflictMarkers(
+                paths=marked,
+                advice="resolve them and `git add`, or commit them on purpose with "
+                "`git lac reconcile --continue --allow-markers`",
+            )
+    # Our own pre-commit hook runs inside this commit: it is told the same.
+    env = {ALLOW_ENV: "1"} if allow_markers else None
+    code, _, err = git_rc(repo, "commit", "--no-edit", "-q", env=env)
     if code != 0:
         lines = err.splitlines()
         raise CannotWorkHere(f"git commit failed: {lines[-1] if lines else f'exit {code}'}")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ..errors import InvalidInput, PathLocked
 from ..repo import Repo
 from .merge import compute
-from .model import Aborted, Merged, ReconcileOutcome, Reconciliation
+from .model import Merged, ReconcileOutcome, Reconciliation
 from .worktree import abort_reconcile, apply, finish, preflight, settle
 
 if TYPE_CHECKING:  # the board's module is imported only once a board is opened
@@ -77,7 +77,7 @@ def command(
         raise InvalidInput("--allow-markers goes with --continue")
     settle(session.repo, session.board)
     if abort:
-        return Aborted(abort_reconcile(session.repo))
+        return abort_reconcile(session.repo)
     if continue_:
         return finish(session.repo, session.board(), allow_markers=allow_markers)
     assert ref is not None

@@ -87,9 +87,11 @@ class Merged:
 
 @dataclass(frozen=True)
 class Aborted:
-    """``--abort``: the reconcile of ``ref`` undone."""
+    """``--abort``: the reconcile of ``ref`` undone; ``notes`` for people
+    (a stale index.lock removed)."""
 
     ref: str
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

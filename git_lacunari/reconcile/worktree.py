@@ -12,7 +12,8 @@ import contextlib
 import json
 import os
 import signal
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,13 +21,17 @@ from typing import TYPE_CHECKING
 from ..errors import CannotWorkHere, ConflictMarkers, InvalidInput
 from ..repo import Repo, git
 from ..text import shown
-from .model import NULL_OID, Finished, Reconciliation
-from .objects import git_rc, path_name, tree_entries
+from .model import NULL_OID, Aborted, Finished, Reconciliation
+from .objects import git_rc, path_name
 
 if TYPE_CHECKING:  # the board's module is imported only once a board is opened
     from ..board import Board
 
 STATE_FILE = "lac-reconcile.json"
+# A test seam: `LAC_TEST_STOP_AT=STEP` stops the process (SIGSTOP) at that
+# step of `apply`, so a test can SIGKILL it exactly there (tests/test_reconcile_crash.py).
+STOP_AT_ENV = "LAC_TEST_STOP_AT"
+STEPS = ("state-saved", "tree-written", "stages-written", "merge-written")
 # Operations git leaves half-done in the git dir, during which a merge is wrong.
 BUSY_MARKERS = (
     ("CHERRY_PICK_HEAD", "cherry-pick"),
@@ -128,15 +133,33 @@ def _uninterrupted() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _stop_at(step: str) -> None:
+    if os.environ.get(STOP_AT_ENV) == step:
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+
 def apply(repo: Repo, recon: Reconciliation) -> None:
     """Write the merge as ``git merge --no-commit`` leaves it: index (with
     stages 1/2/3 for conflicts), work tree, MERGE_HEAD, MERGE_MSG, ORIG_HEAD.
 
     The state file is written first, so that even a SIGKILL half-way leaves
-    something `--abort` can undo (it restores the paths the merge writes)."""
-    state = _State(recon.ref, recon.ours, recon.theirs, recon.written, recon.conflicts)
+    something `--abort` can undo: every path the merge writes (restored from
+    HEAD: reconcile refused to start over local changes to any of them), and
+    who wrote it, when (so a stale ``index.lock`` can be told from a live one)."""
+    now = time.time()
+    state = _State(
+        recon.ref,
+        recon.ours,
+        recon.theirs,
+        recon.written,
+        recon.conflicts,
+        pid=os.getpid(),
+        started=now,
+        pid_at=now,
+    )
     with _uninterrupted():
         _save_state(repo, state)
+        _stop_at("state-saved")
         (repo.git_dir / "ORIG_HEAD").write_text(recon.ours + "\n")  # as `git merge` does
         # Git writes the work tree: it refuses unsafe paths, never writes through
         # a symlink, and a two-tree read-tree keeps unrelated local changes. It
@@ -146,11 +169,13 @@ def apply(repo: Repo, recon: Reconciliation) -> None:
             _state_path(repo).unlink(missing_ok=True)
             first = err.splitlines()[0] if err else f"exit {code}"
             raise CannotWorkHere(f"git refused to write the merge, nothing written: {first}")
+        _stop_at("tree-written")
         if recon.stages:
             conflicted = sorted({s.path for s in recon.stages})
             lines = b"".join(_index_line("0", NULL_OID, None, p) for p in conflicted)
             lines += b"".join(_index_line(s.mode, s.oid, s.stage, s.path) for s in recon.stages)
             git("update-index", "-z", "--index-info", input=lines, cwd=repo.toplevel)
+        _stop_at("stages-written")
         merge_head, merge_msg, merge_mode = _merge_files(repo)
         message = f"Reconcile {recon.ref}\n"
         if recon.conflicts:
@@ -158,6 +183,7 @@ def apply(repo: Repo, recon: Reconciliation) -> None:
         merge_msg.write_text(message)
         merge_mode.write_text("no-ff")
         merge_head.write_text(recon.theirs + "\n")
+        _stop_at("merge-written")
         state.phase = "merging"
         _save_state(repo, state)
 
@@ -177,6 +203,9 @@ class _State:
     paths: list[str]
     conflicts: list[str]
     phase: str = "applying"  # then "merging", once MERGE_HEAD is written
+    pid: int = 0  # the process writing now (the reconcile, then an --abort)
+    started: float = 0.0  # when the reconcile began writing (before any git)
+    pid_at: float = 0.0  # when ``pid`` took over
 
 
 def _save_state(repo: Repo, state: _State) -> None:
@@ -243,9 +272,26 @@ def _in_progress(repo: Repo) -> _State:
     return state
 
 
-def abort_reconcile(repo: Repo) -> str:
-    """Back to exactly the state before the reconcile; returns its REF."""
+def abort_reconcile(repo: Repo) -> Aborted:
+    """Back to exactly the state before the reconcile, even one killed half-way
+    (SIGKILL of its whole process group): a stale ``index.lock`` it left is
+    removed, a live one is reported and left alone."""
+    from .stale import alive, clear_stale_index_lock
+
     state = _in_progress(repo)
+    if state.phase == "applying" and alive(state.pid, state.pid_at):
+        raise CannotWorkHere(
+            f"the reconcile is still writing here (pid {state.pid}); "
+            "let it finish or stop it, then --abort again"
+        )
+    notes: list[str] = []
+    removed = clear_stale_index_lock(repo.git_dir, state.pid, state.started)
+    if removed:
+        notes.append(removed)
+    # From here this process writes: should it die too, the next --abort
+    # knows whose lock it would find.
+    state.pid, state.pid_at = os.getpid(), time.time()
+    _save_state(repo, state)
     if state.phase == "applying":
         _restore(repo, state)  # interrupted half-way: put back every path it writes
     else:
@@ -260,17 +306,30 @@ def abort_reconcile(repo: Repo) -> str:
             )
     for path in [*_merge_files(repo), _state_path(repo)]:
         path.unlink(missing_ok=True)
-    return state.ref
+    return Aborted(state.ref, tuple(notes))
+
+
+def _in_head(repo: Repo, commit: str, paths: Sequence[str]) -> list[str]:
+    """Which of ``paths`` ``commit`` has (exactly these names: a path that
+    looks like a pattern matches only itself)."""
+    wanted = set(paths)
+    out = git("ls-tree", "-r", "-z", "--name-only", "--full-tree", commit, cwd=repo.toplevel)
+    return sorted(wanted.intersection(path_name(p) for p in out.split(b"\0") if p))
+
+
+def _pathspecs(paths: Sequence[str]) -> bytes:
+    """For ``--pathspec-from-file=- --pathspec-file-nul``: any number of paths,
+    each matching only itself."""
+    return b"".join(f":(literal){p}".encode("utf-8", "surrogateescape") + b"\0" for p in paths)
 
 
 def _restore(repo: Repo, state: _State) -> None:
     """The paths a merge writes, back as HEAD has them (index and work tree).
     reconcile refused to start over local changes to any of them, so this
     loses nothing; it never follows a symlink out of the work tree."""
-    in_head = tree_entries(repo, state.orig_head, state.paths)
-    added = [p for p in state.paths if p not in in_head]
+    in_head = _in_head(repo, state.orig_head, state.paths)
+    added = sorted(set(state.paths) - set(in_head))
     if added:
-        literal = [f":(literal){p}" for p in added]
         git(
             "rm",
             "-q",
@@ -278,8 +337,9 @@ def _restore(repo: Repo, state: _State) -> None:
             "-f",
             "--cached",
             "--ignore-unmatch",
-            "--",
-            *literal,
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+            input=_pathspecs(added),
             cwd=repo.toplevel,
         )
         top = repo.toplevel.resolve()
@@ -297,8 +357,16 @@ def _restore(repo: Repo, state: _State) -> None:
                 parent.rmdir()
                 parent = parent.parent
     if in_head:
-        literal = [f":(literal){p}" for p in in_head]
-        git("checkout", "-q", "-f", state.orig_head, "--", *literal, cwd=repo.toplevel)
+        git(
+            "checkout",
+            "-q",
+            "-f",
+            state.orig_head,
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+            input=_pathspecs(in_head),
+            cwd=repo.toplevel,
+        )
 
 
 def _marked(repo: Repo, state: _State) -> list[str]:

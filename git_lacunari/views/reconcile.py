@@ -35,7 +35,9 @@ def file_line(f: FileResult) -> str:
 def reconcile_result(outcome: ReconcileOutcome) -> Result:
     if isinstance(outcome, Aborted):
         return Result(
-            {"aborted": json_path(outcome.ref)}, f"reconcile of {shown(outcome.ref)} aborted"
+            {"aborted": json_path(outcome.ref)},
+            f"reconcile of {shown(outcome.ref)} aborted",
+            warnings=outcome.notes,
         )
     if isinstance(outcome, Finished):
         done = {"ref": json_path(outcome.ref), "paths": [json_path(p) for p in outcome.paths]}

@@ -157,9 +157,16 @@ def broken_venv(repo: Path, tmp_path: Path) -> Path:
     assert lac_process(repo, "init").code == 0
     assert lac_process(repo, "lock", "core/auth.py", "--as", "dana").code == 0
     installed = subprocess.run(
-        [sys.executable, "-c", "import sys; from git_lacunari.entry import main; main()",
-         "hooks", "install"],
-        cwd=repo, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys; from git_lacunari.entry import main; main()",
+            "hooks",
+            "install",
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
     )
     assert installed.returncode == 0, installed.stderr
     # Point the installed hooks at the broken script, as its own install would have.
@@ -183,7 +190,9 @@ def test_lac_guard_off_passes_when_git_lac_is_gone_and_offline_refuses(
     git(repo, "add", "core/auth.py")
     before = head(repo)
     env = {**os.environ, "PATH": NO_LAC_PATH, "LAC_AGENT": "erin", "LAC_GUARD": value}
-    done = subprocess.run(["git", "commit", "-qm", "x"], cwd=repo, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "commit", "-qm", "x"], cwd=repo, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines() == [SKIPPED.format(hook="pre-commit")]
     assert head(repo) != before
@@ -206,7 +215,9 @@ def test_other_lac_guard_values_do_not_skip_the_missing_git_lac_policy(
     git(repo, "add", "README")
     before = head(repo)
     env = {**os.environ, "PATH": NO_LAC_PATH, "LAC_AGENT": "erin", "LAC_GUARD": value}
-    result = subprocess.run(["git", "commit", "-qm", "x"], cwd=repo, env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        ["git", "commit", "-qm", "x"], cwd=repo, env=env, capture_output=True, text=True
+    )
     assert result.returncode != 0 and head(repo) == before
     assert result.stderr.strip().splitlines() == [
         f"{NOTICE} (commit refused: lac.guard.offline = refuse)"
@@ -249,7 +260,9 @@ def test_lac_guard_off_still_runs_the_chained_hook(uninstalled: Path) -> None:
     (repo / "README").write_text("x\n")
     git(repo, "add", "README")
     env = {**os.environ, "PATH": NO_LAC_PATH, "LAC_GUARD": "off"}
-    result = subprocess.run(["git", "commit", "-qm", "x"], cwd=repo, env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        ["git", "commit", "-qm", "x"], cwd=repo, env=env, capture_output=True, text=True
+    )
     assert result.returncode != 0 and result.stderr.strip() == "legacy says no"
 
 
@@ -262,13 +275,19 @@ def test_the_server_hook_never_obeys_lac_guard(repo: Path, tmp_path: Path) -> No
     shutil.copy2(Path(BIN) / "git-lac", bindir / "git-lac")
     installed = subprocess.run(
         [str(bindir / "git-lac"), "hooks", "install", "--server"],
-        cwd=server, capture_output=True, text=True,
+        cwd=server,
+        capture_output=True,
+        text=True,
     )
     assert installed.returncode == 0, installed.stderr
     (bindir / "git-lac").unlink()
     env = {**os.environ, "PATH": NO_LAC_PATH, "LAC_GUARD": "off"}
     pushed = subprocess.run(
-        ["git", "push", "-q", str(server), "main"], cwd=repo, env=env, capture_output=True, text=True
+        ["git", "push", "-q", str(server), "main"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert pushed.returncode != 0
     assert "git-lac is not installed on the server; push refused" in pushed.stderr

@@ -16,7 +16,7 @@ import pytest
 
 from git_lacunari.errors import NotPermitted
 
-from .conftest import Boards, Result, git
+from .conftest import Boards, Result, git, lac_process
 
 Lac = Callable[..., Result]
 
@@ -261,3 +261,37 @@ def test_done_of_a_done_task_says_it_is_done(lac: Lac) -> None:
     assert lac("task", "cancel", "2").code == 0
     cancelled = lac("done", "2", "--as", "dana")
     assert "cancelled (`git lac task reopen` it" in cancelled.err
+
+
+# --- init --stale-after: under a second, zero, negative, huge (issue 22) -----------
+
+
+@pytest.mark.parametrize(
+    "value", ["0.0001s", "0.5", "999ms", "0", "0s", "-1s", "-5m", "9" * 400, "99999d", "nan", "inf"]
+)
+def test_init_refuses_a_stale_after_under_a_second_writing_nothing(
+    repo: Path, board_url: str | None, value: str
+) -> None:
+    url = ["--url", board_url] if board_url else []
+    before = git(repo, "config", "--local", "--list")
+    refused = lac_process(repo, "init", *url, "--stale-after", value)
+    assert refused.code == 2, refused
+    lines = refused.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("git lac: invalid "), lines
+    assert "Traceback" not in refused.err and refused.out == ""
+    assert git(repo, "config", "--local", "--list") == before
+    assert not (repo / ".git" / "lacunari").exists()
+    if board_url:
+        import psycopg
+
+        with psycopg.connect(board_url) as conn:
+            tables = conn.execute(
+                "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+            ).fetchone()
+        assert tables == (0,)
+
+
+def test_init_takes_one_second(lac: Lac) -> None:
+    made = lac("init", "--stale-after", "1s", "--json")
+    assert made.code == 0 and made.json["stale_after"] == 1.0
+    assert lac("claim", "--next", "--stale-after", "0.5s").code == 2

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from urllib.parse import quote
 from collections.abc import Callable
 from pathlib import Path
 
@@ -295,3 +296,23 @@ def test_init_takes_one_second(lac: Lac) -> None:
     made = lac("init", "--stale-after", "1s", "--json")
     assert made.code == 0 and made.json["stale_after"] == 1.0
     assert lac("claim", "--next", "--stale-after", "0.5s").code == 2
+
+
+# --- init --url whose search_path names no schema (issue 22) ------------------------
+
+
+@pytest.mark.parametrize("schema", ["lac_no_such_schema_22", "MixedCase", "x" * 63])
+def test_init_with_a_search_path_naming_no_schema_says_so_in_one_line(
+    repo: Path, pg_server: str, schema: str
+) -> None:
+    sep = "&" if "?" in pg_server else "?"
+    url = f"{pg_server}{sep}options={quote(f'-csearch_path={json.dumps(schema)}')}"
+    before = git(repo, "config", "--local", "--list")
+    for args in (("init", "--url", url), ("init", "--url", url, "--json")):
+        result = lac_process(repo, *args)
+        assert result.code == 3, result
+        assert "Traceback" not in result.err
+        lines = result.err.strip().splitlines()
+        assert len(lines) == 1 and "its search_path names no schema that exists" in lines[0]
+    assert json.loads(result.out)["error"]["kind"] == "cannot_work"
+    assert git(repo, "config", "--local", "--list") == before

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from urllib.parse import quote
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from ..durations import parse_duration
 from ..errors import BadDuration
 
-
 # A claim silent for less than this is not stale: no heartbeat can keep up
 # with a shorter limit (a command takes longer than that to run).
 MIN_STALE_AFTER_S = 1.0

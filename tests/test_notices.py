@@ -316,3 +316,28 @@ def test_init_with_a_search_path_naming_no_schema_says_so_in_one_line(
         assert len(lines) == 1 and "its search_path names no schema that exists" in lines[0]
     assert json.loads(result.out)["error"]["kind"] == "cannot_work"
     assert git(repo, "config", "--local", "--list") == before
+
+
+def test_a_board_that_cannot_tell_notices_does_not_fail_the_verb(
+    held: Lac, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """done has finished (and heartbeat refreshed) when notices are looked
+    for: a failing look leaves them for the next command, exit 0."""
+    from git_lacunari.board import Board
+    from git_lacunari.errors import BoardUnreachable
+
+    lac = held
+    assert lac("release", "1", "--force", "--reason", "r", "--as", "erin").code == 0
+    assert lac("claim", "1", "--as", "dana").code == 0
+
+    def unreachable(self: Board) -> list[object]:
+        raise BoardUnreachable("lost the board: test")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Board, "notices", unreachable)
+        beat = lac("heartbeat", "--as", "dana")
+        assert beat.code == 0 and beat.err == "", beat.err
+        done = lac("done", "1", "--as", "dana")
+        assert done.code == 0 and done.err == "", done.err
+    later = lac("status", "--as", "dana", "--json")
+    assert [n["kind"] for n in later.json["notices"]] == ["force_released"]

@@ -23,6 +23,7 @@ from pathlib import Path
 from types import FrameType
 
 from .board import Board
+from .board.notices import Notice
 from .durations import format_duration
 from .errors import (
     AlreadyClaimed,
@@ -380,3 +381,52 @@ def max_attempts_of(repo: Repo) -> int:
     if value <= 0:
         raise InvalidInput(f"lac.maxAttempts is {raw!r}; give a positive whole number")
     return value
+
+
+# --- take-over notices: told once per working tree (issue 22) ---------------------
+
+TOLD_DIR = Path("lacunari") / "told"
+
+
+def _told_file(board: Board, repo: Repo) -> Path:
+    """This working tree's record of the notices it was told, per board (two
+    boards number their events apart): beside the instance it belongs to."""
+    import hashlib
+
+    where = str(getattr(board.store, "where", board.store.url))
+    key = hashlib.sha256(where.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return repo.common_dir / TOLD_DIR / f"{board.instance or 'none'}-{key}.json"
+
+
+def tell(board: Board, repo: Repo) -> list[Notice]:
+    """The take-over notices this working tree has not been told yet, now
+    recorded as told: each is said once, by the first ``heartbeat``,
+    ``status`` or ``done`` that runs here after the force action (``done``
+    and ``heartbeat TASK`` of a force-released claim say it every time, in
+    their refusal). A record that cannot be read is read as empty (a notice
+    told again); one that cannot be written leaves them to be told again.
+    The verb's own work is done by then: a board that cannot answer this
+    look leaves the notices for the next one rather than fail it."""
+    try:
+        notices = board.notices()
+    except LacError:
+        return []
+    if not notices:
+        return []
+    file = _told_file(board, repo)
+    try:
+        told = {int(i) for i in json.loads(file.read_text())}
+    except (OSError, ValueError, TypeError):
+        told = set()
+    fresh = [n for n in notices if n.event not in told]
+    if fresh:
+        # Only events that still concern us are kept: the record stays small.
+        keep = sorted({n.event for n in notices} & (told | {n.event for n in fresh}))
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(keep) + "\n")
+            os.replace(tmp, file)
+        except OSError:
+            pass
+    return fresh

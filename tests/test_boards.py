@@ -18,6 +18,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from git_lacunari.store.queries import latest_version
+
 from .conftest import git, lac_inprocess, make_repo
 
 
@@ -133,30 +135,53 @@ def test_a_board_of_the_longest_name_wakes_its_waiters(
     assert claimed.json["task"]["id"] == added.json["task"]["id"]
 
 
-def test_concurrent_inits_in_one_repository_all_succeed(
-    pg_server: str, tmp_path: Path, made: list[str]
-) -> None:
-    """Git takes config.lock without waiting: 14 of 50 simultaneous
-    `init --url` failed with "could not lock config file" before the config
-    writes retried. Real processes, started together."""
-    where = project(tmp_path / "p")
+def _inits_at_once(where: Path, url: str, n: int) -> list[tuple[int, str, str]]:
+    """``n`` real `git lac init --url URL --json` processes, started together."""
     bindir = str(Path(sys.executable).parent)
     env = {**os.environ, "PATH": bindir + os.pathsep + os.environ["PATH"]}
     procs = [
         subprocess.Popen(
-            ["git", "lac", "init", "--url", pg_server, "--json"],
+            ["git", "lac", "init", "--url", url, "--json"],
             cwd=where,
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for _ in range(24)
+        for _ in range(n)
     ]
-    results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
+    return [(p.wait(timeout=300), *p.communicate()) for p in procs]
+
+
+@pytest.mark.slow
+def test_concurrent_inits_in_one_repository_all_succeed(
+    pg_server: str, tmp_path: Path, made: list[str]
+) -> None:
+    """Git takes config.lock without waiting: 14 of 50 simultaneous
+    `init --url` failed with "could not lock config file" before the config
+    writes retried (issue 22). 50 real processes, started together."""
+    where = project(tmp_path / "p")
+    results = _inits_at_once(where, pg_server, 50)
     chosen = {str(json.loads(out)["board"]) for code, out, _ in results if code == 0}
     made.extend(chosen)
     assert [err for code, _, err in results if code != 0] == []
     assert len(chosen) == 1  # one repository, one board, whoever wrote the config first
     assert git(where, "config", "lac.url").strip() == pg_server
     assert git(where, "config", "lac.board").strip() in chosen
+    assert "config.lock" not in {p.name for p in (where / ".git").iterdir()}
+
+
+@pytest.mark.slow
+def test_concurrent_sqlite_inits_in_one_repository_all_succeed(tmp_path: Path) -> None:
+    """The same race on an SQLite board named by URL: the board file made
+    once, its migrations run once, `lac.url` written by every process."""
+    where = project(tmp_path / "p")
+    url = f"sqlite:///{tmp_path / 'shared' / 'board.db'}"
+    (tmp_path / "shared").mkdir()
+    results = _inits_at_once(where, url, 50)
+    assert [err for code, _, err in results if code != 0] == []
+    assert {json.loads(out)["schema_version"] for _, out, _ in results} == {
+        latest_version("sqlite")
+    }
+    assert git(where, "config", "lac.url").strip() == url
+    assert "config.lock" not in {p.name for p in (where / ".git").iterdir()}

@@ -1,7 +1,7 @@
 """The four hook scripts are made from one template (hooks/hook.template):
 each comes out whole, valid shell, with no tag or field left over, and byte
-for byte the script that shipped as its own file before (so an installed hook
-from then is `unchanged`, not rewritten)."""
+for byte the script pinned below (so a change to an installed hook is always
+a deliberate one)."""
 
 from __future__ import annotations
 
@@ -23,13 +23,15 @@ from git_lacunari.hooks import (
 )
 
 ALL = (*HOOK_NAMES, *SERVER_HOOK_NAMES)
-# sha256 of each hook rendered with @LAC@ left as itself: the four files
-# hooks/pre-commit... as they were before the template replaced them. A
-# deliberate change to a hook changes its digest here, in the same commit.
+# sha256 of each hook rendered with @LAC@ left as itself: first the four files
+# hooks/pre-commit... as they were before the template replaced them; then
+# the client hooks changed once, on purpose (issue 22: LAC_GUARD=off is read
+# by the script itself, before git-lac is looked for). A deliberate change to
+# a hook changes its digest here, in the same commit.
 SHIPPED = {
-    "pre-commit": "3a58b07ca4e807d8e54c9be6d021ded5efdb8ead91726ea3ffa814809369a862",
-    "pre-push": "3fc650aa4ad0156a8de359c91758f5cb2ae1b3899502ee7cf787f072cee835fc",
-    "pre-merge-commit": "e001e5b559be3dc37413a7e10d8c2a5a304da1d02d4175a417bccaf1adda1db4",
+    "pre-commit": "60496ec4e34ebe8b6e6371e99e24f8ed596d37a70b3408943082d999c41d42a8",
+    "pre-push": "dbbf5c133b060dcd47d265b6fc8b44c21927202fa1e7b1afd03dd42d654a3aea",
+    "pre-merge-commit": "52ee27fcbaf7bd942b4514a76ec9173ca657313e1f182b3268940b16c12fe73a",
     "pre-receive": "bd4e7ff44823a689e4025b47d5b994fea236df3c1798e7917a1159d67837dc70",
 }
 

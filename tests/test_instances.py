@@ -221,6 +221,36 @@ def test_a_moved_worktree_keeps_its_instance_and_its_claims(
     assert instance_of(discover(moved)).id == first
 
 
+def test_a_moved_worktree_commits_through_real_hooks_and_finishes_its_claim(
+    lac: Lac, repo: Path, tmp_path: Path
+) -> None:
+    """Issue 22: after `git worktree move`, the holder's real `git commit`
+    (installed hooks) passes, its heartbeat refreshes the claim, `done`
+    finishes it; another agent's commit of the held path is still refused."""
+    from .conftest import lac_process
+    from .test_guard import run_git
+
+    assert lac_process(repo, "hooks", "install").code == 0
+    old, new = tmp_path / "wt", tmp_path / "moved" / "wt"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(old))
+    assert lac("task", "add", "auth", "--write", "README").code == 0
+    assert lac("claim", "1", "--as", "dana", cwd=old).code == 0
+    new.parent.mkdir()
+    git(repo, "worktree", "move", str(old), str(new))
+    beat = lac("heartbeat", "--as", "dana", "--json", cwd=new)
+    assert beat.code == 0 and beat.json["refreshed"] == [1], beat.err
+    (new / "README").write_text("the owner's edit, after the move\n")
+    git(new, "add", "README")
+    committed = run_git(new, "commit", "-qm", "after the move", agent="dana")
+    assert committed.code == 0, committed.err
+    (repo / "README").write_text("someone else's edit\n")
+    git(repo, "add", "README")
+    refused = run_git(repo, "commit", "-qm", "not mine", agent="erin")
+    assert refused.code != 0 and "held by dana" in refused.err, refused.err
+    assert lac("done", "1", "--as", "dana", cwd=new).code == 0
+    assert run_git(repo, "commit", "-qm", "free now", agent="erin").code == 0
+
+
 def test_lac_instance_is_honoured_only_for_this_repository(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -166,6 +166,18 @@ EVENT = obj(
     detail=ANY_OBJECT,
 )
 HOOK_CHANGE = obj(hook=STR, action=STR, path=STR)
+# A take-over notice (issue 22): a claim or lock of ours removed by force.
+NOTICE = obj(
+    event=INT,
+    kind={"type": "string", "enum": ["force_released", "force_unlocked"]},
+    by=STR,
+    person=nullable(STR),
+    at=NUM,
+    task=nullable(INT),
+    locks=array(STR),
+    reason=nullable(STR),
+    message=STR,
+)
 GUARD = {"hook": STR, "checked": INT, "skipped": BOOL, "offline": BOOL}
 EXPIRED = obj(task=INT, previous_owner=STR, silent_for=NUM, attempts=INT, locks=array(STR))
 CONFLICT = with_optional(
@@ -254,12 +266,12 @@ SUCCESS: dict[str, Schema] = {
     "log": success(events=array(EVENT), limit=nullable(INT), more=INT, more_exact=BOOL),
     "claim": success(task=TASK, again=BOOL, locks=array(LOCK)),
     "release": success(task=TASK),
-    "done": success(task=TASK),
+    "done": success(task=TASK, notices=array(NOTICE)),
     "lock": success(locks=array(LOCK), now=NUM),
     "unlock": success(unlocked=array(LOCK)),
     "locks": success(locks=array(LOCK), now=NUM),
     "check": success(paths=array(STR)),
-    "heartbeat": success(refreshed=array(INT)),
+    "heartbeat": success(refreshed=array(INT), notices=array(NOTICE)),
     "guard pre-commit": success(**GUARD),
     "guard pre-push": success(**GUARD),
     "guard pre-merge-commit": success(**GUARD),
@@ -291,6 +303,7 @@ SUCCESS: dict[str, Schema] = {
         claims=array(obj(task=TASK, heartbeat_age=NUM, stale_in=NUM)),
         locks=array(LOCK),
         hooks=obj(**{"pre-commit": BOOL, "pre-push": BOOL, "pre-merge-commit": BOOL}),
+        notices=array(NOTICE),
         now=NUM,
     ),
     "completion": success(shell=STR, script=STR),
@@ -416,6 +429,11 @@ def test_every_command_json_matches_its_documented_shape(
     seen.refused("not_found", "log", "77")
 
     seen(S["heartbeat"], 0, "heartbeat", "--as", "dana")
+    # A lock of dana's removed by force: her next heartbeat tells it, exit 1 (issue 22).
+    seen(S["lock"], 0, "lock", "tmp/", "--as", "dana")
+    seen(S["unlock"], 0, "unlock", "tmp/", "--force", "--reason", "shape", "--as", "erin")
+    taken = unfinished(refreshed=array(INT), notices=array(NOTICE))
+    seen(taken, 1, "heartbeat", "--as", "dana")
     seen.refused("not_owner", "heartbeat", "1", "--as", "erin")
     seen.refused("not_found", "heartbeat", "77", "--as", "erin")
 

@@ -208,12 +208,14 @@ RELEASED = {
     "postgres/0004_overlap.sql": "077288ccb08e1a8f",
     "postgres/0005_team.sql": "0ec9afbd94fdba72",
     "postgres/0006_change_feed.sql": "de992efa01be9d57",
+    "postgres/0011_notices.sql": "f653e6a17faed638",
     "sqlite/0001_board.sql": "ece4f43698e69b58",
     "sqlite/0002_instances.sql": "872d675aa8375ce4",
     "sqlite/0003_scale.sql": "32a035f2cf05920c",
     "sqlite/0004_overlap.sql": "a10c573d0c5620b4",
     "sqlite/0005_team.sql": "4844ad23e0a4660e",
     "sqlite/0006_change_feed.sql": "f602a2c160c52389",
+    "sqlite/0011_notices.sql": "faefe0ccf6e71206",
 }
 
 

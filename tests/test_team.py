@@ -610,3 +610,23 @@ def test_a_superuser_cannot_join_a_team_and_an_existing_role_keeps_its_password(
     assert (again["created"], again["password"], again["capabilities"]) == (False, None, ["gpu"])
     kinds = {m["role"]: m["kinds"] for m in team.members(crew.admin_store)}
     assert kinds[role] == ["agent", "keeper"]
+
+
+def test_the_holder_reads_its_take_over_notices_on_a_team_board(crew: Team) -> None:
+    """Issue 22: an admin's force actions reach the holder's notices through
+    the team roles' own reads of the events; another role has none."""
+    bob, boss, alice = crew.add("bob"), crew.add("boss", kind="admin"), crew.add("alice")
+    b = crew.open(bob)
+    task = b.add_task("held", writes=["src/"])
+    b.claim(task.id)
+    b.lock(["docs/"])
+    admin = crew.open(boss)
+    admin.release(task.id, force=True, reason="bob is away")
+    admin.force_unlock(["docs/"], reason="hotfix")
+    told = b.notices()
+    assert [(n.kind, n.by, n.task, n.patterns, n.reason) for n in told] == [
+        ("force_released", boss, task.id, ("src/",), "bob is away"),
+        ("force_unlocked", boss, None, ("docs/",), "hotfix"),
+    ]
+    assert b.released_from_us(task.id) is not None
+    assert crew.open(alice).notices() == []

@@ -30,6 +30,14 @@ from .validate import validate_lane, validate_task_id
 # it gives up; each is a cheap indexed query.
 MAX_NEXT_SKIPS = 200
 
+# Why `done` refuses a task that is not claimed, by its state.
+DONE_ADVICE = {
+    TaskState.OPEN: "claim it before marking it done",
+    TaskState.DONE: "it is done already: nothing to do",
+    TaskState.CANCELLED: "it was cancelled (`git lac task reopen` it to work on it again)",
+    TaskState.PARKED: "it failed too often (`git lac task reopen` it to work on it again)",
+}
+
 
 @dataclass
 class Claim:
@@ -221,6 +229,7 @@ class Claims(Tasks):
                     EventKind.FORCE_RELEASED,
                     task_id,
                     previous_owner=task.owner,
+                    previous_instance=task.instance,  # where to tell it (board/notices.py)
                     reason=reason,
                     locks=freed,
                 )
@@ -236,10 +245,13 @@ class Claims(Tasks):
                 task = self._require_task(task_id)
                 if task.state == TaskState.CLAIMED and task.owner == self.agent:
                     raise self._elsewhere(task, "--take-over on a claim moves it here first")
+                taken = self.released_from_us(task_id)  # released by force: say by whom
                 if task.state == TaskState.CLAIMED:
-                    raise self._not_ours(task)
+                    raise self._not_ours(task, taken.said() if taken else "")
+                if taken is not None:
+                    raise NotOpen(task=task_id, state=task.state, advice=taken.said())
                 raise NotOpen(
-                    task=task_id, state=task.state, advice="claim it before marking it done"
+                    task=task_id, state=task.state, advice=DONE_ADVICE.get(task.state, "")
                 )
             locks = self.store.all("delete_task_locks", task_id=task_id)
             self._event(EventKind.DONE, task_id, locks=[r["pattern"] for r in locks])

@@ -14,13 +14,13 @@ from ..model import (
     Task,
     TaskState,
 )
-from .core import BoardCore
+from .notices import Notices
 from .validate import validate_task_id
 
 SWEEP_EVERY_S = 10.0
 
 
-class Liveness(BoardCore):
+class Liveness(Notices):
     def touch(self) -> None:
         """Refresh the heartbeat of all our claims: every command does this,
         in one statement (a single round trip on PostgreSQL)."""
@@ -47,7 +47,8 @@ class Liveness(BoardCore):
             refreshed = sorted(int(r["id"]) for r in rows)
             for task_id in ids:
                 if task_id not in refreshed:
-                    self._require_own_claim(task_id)  # raises, naming why
+                    taken = self.released_from_us(task_id)  # by force: say by whom
+                    self._require_own_claim(task_id, taken.said() if taken else "")  # raises
             return refreshed
 
     def default_stale_after(self) -> float:

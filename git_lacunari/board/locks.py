@@ -161,6 +161,11 @@ class Locks(Grants):
                     task_id,
                     reason=reason,
                     previous_holders=sorted({lk.agent for lk in locks}),
+                    # Where each ran, to tell it (board/notices.py).
+                    previous_instances={
+                        agent: sorted({lk.instance or "" for lk in locks if lk.agent == agent})
+                        for agent in sorted({lk.agent for lk in locks})
+                    },
                     locks=[[lk.pattern, lk.mode, lk.agent] for lk in locks],
                 )
             return freed

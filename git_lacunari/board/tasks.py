@@ -72,7 +72,7 @@ class Tasks(Liveness, Grants):
             assert row is not None
             task_id = int(row["id"])
             for dep in deps:
-                self.store.run("insert_dep", task_id=task_id, depends_on=dep)
+                self._insert_dep(task_id, dep)
             for spec in specs:
                 self.store.run(
                     "insert_task_path", task_id=task_id, pattern=spec.pattern, mode=spec.mode.code
@@ -90,6 +90,17 @@ class Tasks(Liveness, Grants):
             )
             return self.show(task_id)
 
+    def _insert_dep(self, task_id: int, dep: int) -> None:
+        """The statement refuses another agent's claim itself (PostgreSQL:
+        ``lac_api_insert_dep``; SQLite: inserts nothing), under our check."""
+        self.store.run(
+            "insert_dep",
+            task_id=task_id,
+            depends_on=dep,
+            agent=self.agent,
+            instance=self.instance,
+        )
+
     def _require_existing(self, ids: Sequence[int]) -> None:
         if not ids:
             return
@@ -104,7 +115,9 @@ class Tasks(Liveness, Grants):
         if not dep_ids:
             raise InvalidInput("name at least one task to depend on")
         with self.store.write():
-            self._require_task(task_id)
+            task = self._require_task(task_id)
+            if task.state == TaskState.CLAIMED:  # another's claim is not ours to change
+                self._require_editable(task)
             self._require_existing(dep_ids)
             if task_id in dep_ids or self.store.one(
                 "depends_transitively", deps=json.dumps(dep_ids), task_id=task_id
@@ -114,7 +127,7 @@ class Tasks(Liveness, Grants):
                     "that would be a dependency cycle"
                 )
             for dep in dep_ids:
-                self.store.run("insert_dep", task_id=task_id, depends_on=dep)
+                self._insert_dep(task_id, dep)
             self._event(EventKind.DEPENDS, task_id, after=dep_ids)
             return self.show(task_id)
 
@@ -332,7 +345,7 @@ class Tasks(Liveness, Grants):
             have = {int(r["id"]) for r in self.store.all("task_deps", task_id=task_id)}
             new = [d for d in more if d not in have]
             for dep in new:
-                self.store.run("insert_dep", task_id=task_id, depends_on=dep)
+                self._insert_dep(task_id, dep)
             if new:
                 changes["added_after"] = new
         for dep in fewer:

@@ -90,5 +90,11 @@ def done(session: Session, as_json: bool, task_id: str) -> Result:
 @click.argument("task_ids", nargs=-1, metavar="[ID...]")
 @common
 def heartbeat(session: Session, as_json: bool, task_ids: tuple[str, ...]) -> Result:
-    """Refresh the heartbeat of your claims (all of them, or ID...)."""
+    """Refresh the heartbeat of your claims (all of them, or ID...).
+
+    If a claim or lock of yours was taken by force (release --force, unlock
+    --force) since you last looked, it says by whom, when and why, once, and
+    exits 1; status and done tell it too. A claim released by force is
+    refused by `heartbeat ID` and `done ID` every time, naming who did it.
+    """
     return claims.heartbeat(session, task_ids)

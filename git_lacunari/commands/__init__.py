@@ -12,8 +12,21 @@ and its ``-h`` hint are made.
 from __future__ import annotations
 
 from ..durations import parse_duration
+from ..errors import BadDuration
+
+# A claim silent for less than this is not stale: no heartbeat can keep up
+# with a shorter limit (a command takes longer than that to run).
+MIN_STALE_AFTER_S = 1.0
 
 
 def parse_stale(text: str | None) -> float | None:
-    """A ``--stale-after`` value: seconds, or None when not given."""
-    return parse_duration(text) if text is not None else None
+    """A ``--stale-after`` value: seconds, or None when not given. Under
+    :data:`MIN_STALE_AFTER_S` is refused (exit 2), as zero and negatives are."""
+    if text is None:
+        return None
+    seconds = parse_duration(text)
+    if seconds < MIN_STALE_AFTER_S:
+        raise BadDuration(
+            f"invalid stale-after {text[:40]!r}: at least 1s (no heartbeat keeps up with less)"
+        )
+    return seconds

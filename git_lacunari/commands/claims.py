@@ -49,15 +49,36 @@ def release(session: Session, task: str, force: bool, reason: str | None) -> Res
 
 
 def done(session: Session, task: str) -> Result:
-    finished = session.board().done(task_id(task))
+    from ..liveness import tell
+
+    board = session.board()
+    finished = board.done(task_id(task))
+    told = tell(board, session.repo)
     return Result(
-        {"task": finished.to_json()}, f"done: task #{finished.id} {shown(finished.title)}"
+        {"task": finished.to_json(), "notices": [n.to_json() for n in told]},
+        f"done: task #{finished.id} {shown(finished.title)}",
+        warnings=[f"git lac: {n.said()}" for n in told],
     )
 
 
 def heartbeat(session: Session, tasks: tuple[str, ...]) -> Result:
-    refreshed = session.board().heartbeat([task_id(t) for t in tasks])
+    """Exit 1 (``unfinished``) when it tells a take-over notice: a claim or
+    lock of ours was removed by force since we last looked (README, "Taken
+    by force")."""
+    from ..liveness import tell
+
+    board = session.board()
+    refreshed = board.heartbeat([task_id(t) for t in tasks])
+    told = tell(board, session.repo)
     return Result(
-        {"refreshed": refreshed},
+        {"refreshed": refreshed, "notices": [n.to_json() for n in told]},
         "heartbeat: " + (" ".join(f"#{t}" for t in refreshed) or "no claims"),
+        warnings=[f"git lac: {n.said()}" for n in told],
+        unfinished=(
+            f"{len(told)} of your claims or locks taken by force (above)"
+            if len(told) > 1
+            else "a claim or lock of yours was taken by force (above)"
+        )
+        if told
+        else None,
     )

@@ -31,13 +31,13 @@ def init(
     from ..store import is_postgres_url, redact, refuse_password
     from ..team import refresh
 
+    stale = parse_stale(stale_after)  # before anything is looked at or written
     if url is not None and not (is_postgres_url(url) or url.startswith("sqlite:")):
         raise InvalidInput(f"unknown board URL {redact(url)!r}: use postgresql://HOST/DB")
     if url is not None:
         check_url(url)
         refuse_password(url)
     chosen = session.choose_board(url, board_name)
-    stale = parse_stale(stale_after)
     board = session.board(create=True, url=url, touch=False, name=chosen, act=False)
     refresh(board.store)  # a team board: what a migration added gets the team's rules
     if stale is not None:

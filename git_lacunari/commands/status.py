@@ -25,8 +25,10 @@ def ready(session: Session, lane: str) -> Result:
 
 def status(session: Session) -> Result:
     from ..hooks import HOOK_NAMES, hooks_dir, is_ours
+    from ..liveness import tell
 
     board = session.board()
+    told = tell(board, session.repo)
     now = board.now()
     default = board.default_stale_after()
     claims = []
@@ -44,7 +46,7 @@ def status(session: Session) -> Result:
         "schema_version": board.store.schema_version(),
         "stale_after": default,
     }
-    text = status_text(ident, board.instance, info, installed, claims, held, now)
+    text = status_text(ident, board.instance, info, installed, claims, held, now, told)
     return Result(
         {
             "agent": ident.name,
@@ -58,6 +60,7 @@ def status(session: Session) -> Result:
             ],
             "locks": [lk.to_json() for lk in held],
             "hooks": installed,
+            "notices": [n.to_json() for n in told],
             "now": now,
         },
         text,

@@ -131,6 +131,13 @@ def classify(
     where = redact(url)
     if isinstance(exc, psycopg.errors.UndefinedTable):
         return CannotWorkHere(f"no board at {where}: run `git lac init --url URL` first")
+    if isinstance(exc, psycopg.errors.InvalidSchemaName):
+        # The URL's own search_path (options=-csearch_path=NAME) names no schema.
+        return CannotWorkHere(
+            f"no board schema at {where}: its search_path names no schema that exists "
+            "(create it first, or give `git lac init --url` a URL without a search_path "
+            "and it makes one)"
+        )
     if isinstance(exc, psycopg.Error) and exc.sqlstate in ("42501", "LAC01"):
         return _team_refusal(exc, conn)
     if isinstance(exc, psycopg.Error) and exc.sqlstate in ("LAC03", "23514"):

@@ -38,6 +38,7 @@ QueryName = Literal[
     "events_page",
     "expire",
     "expire_lock",
+    "force_events_about",
     "function_attributes_ddl",
     "get_instance",
     "get_setting",

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..durations import format_duration
 from ..errors import Refused
 from ..identity import Identity
 from ..model import Lock, Task
 from .terminal import paint, shown, table, when
+
+if TYPE_CHECKING:
+    from ..board.notices import Notice
 
 
 def ready_text(lane: str, can: Sequence[Task], cannot: Sequence[tuple[Task, Refused]]) -> str:
@@ -29,8 +32,10 @@ def status_text(
     claims: Sequence[tuple[Task, float, float]],
     held: Sequence[Lock],
     now: float,
+    notices: Sequence[Notice] = (),
 ) -> str:
-    """``claims``: (task, heartbeat age, seconds until stale) for each of mine."""
+    """``claims``: (task, heartbeat age, seconds until stale) for each of mine;
+    ``notices``: what was taken from me by force, told here once."""
     default = info["stale_after"]
     lines = [
         f"agent     {ident.name} ({ident.source}), instance {instance}",
@@ -38,6 +43,8 @@ def status_text(
         "hooks     "
         + ", ".join(f"{n} {'installed' if ok else 'missing'}" for n, ok in installed.items()),
     ]
+    for notice in notices:
+        lines.append(f"{paint('TAKEN', 'red')}     {notice.said()}")
     if claims:
         lines += ["", "claims"]
         rows = []

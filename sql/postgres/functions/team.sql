@@ -219,12 +219,28 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION lac_api_insert_dep(p_task bigint, p_depends_on bigint) RETURNS void
+-- A dependency is added to an open task, or to our own claim where it is
+-- held (`git lac task after`); never to another agent's claim. Without
+-- p_instance (a caller that does not say where it runs) our own claim from
+-- anywhere.
+CREATE OR REPLACE FUNCTION lac_api_insert_dep(p_task bigint, p_depends_on bigint,
+                                              p_agent text DEFAULT NULL,
+                                              p_instance text DEFAULT NULL) RETURNS void
     LANGUAGE plpgsql
     AS $$
+DECLARE
+    a text := lac_who(p_agent);
 BEGIN
     PERFORM lac_require_current();
     PERFORM lac_require_shape(p_task, true);
+    IF EXISTS (SELECT 1 FROM lac_tasks t
+                WHERE t.id = p_task AND t.state = 'claimed'
+                  AND (t.owner IS DISTINCT FROM a
+                       OR (p_instance IS NOT NULL AND t.instance IS DISTINCT FROM p_instance))) THEN
+        PERFORM lac_refuse(format('task #%s is claimed by %s: only its owner, where it is '
+                                  'claimed, adds a dependency to it', p_task,
+                                  (SELECT t.owner FROM lac_tasks t WHERE t.id = p_task)));
+    END IF;
     IF p_task = p_depends_on OR EXISTS (
             WITH RECURSIVE reach(id) AS (
                 SELECT p_depends_on

@@ -50,3 +50,12 @@ SELECT * FROM lac_events WHERE task_id = :task_id ORDER BY id DESC LIMIT :limit
 -- name: task_events_more
 SELECT count(*) AS n FROM (SELECT 1 FROM lac_events
                             WHERE task_id = :task_id AND id < :before LIMIT :cap) AS m
+
+-- name: force_events_about
+-- The force actions that took a claim or a lock of :agent (take-over notices,
+-- board/notices.py), oldest first, along 0011's partial index lac_events_force.
+SELECT * FROM lac_events
+ WHERE kind IN ('force_released', 'force_unlocked')
+   AND (detail ->> 'previous_owner' = :agent::text
+        OR detail -> 'previous_holders' @> jsonb_build_array(:agent::text))
+ ORDER BY id

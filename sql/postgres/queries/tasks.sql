@@ -18,7 +18,7 @@ SELECT lac_api_upsert_agent(:agent, :caps::jsonb)
 SELECT lac_api_insert_task(:title, :body, :lane, :priority::integer, :needs::jsonb, :agent) AS id
 
 -- name: insert_dep
-SELECT lac_api_insert_dep(:task_id::bigint, :depends_on::bigint)
+SELECT lac_api_insert_dep(:task_id::bigint, :depends_on::bigint, :agent, :instance)
 
 -- name: insert_task_path
 SELECT lac_api_insert_task_path(:task_id::bigint, :pattern, :mode)

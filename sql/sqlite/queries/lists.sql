@@ -48,3 +48,13 @@ SELECT * FROM lac_events WHERE task_id = :task_id ORDER BY id DESC LIMIT coalesc
 -- name: task_events_more
 SELECT count(*) AS n FROM (SELECT 1 FROM lac_events
                             WHERE task_id = :task_id AND id < :before LIMIT :cap)
+
+-- name: force_events_about
+-- The force actions that took a claim or a lock of :agent (take-over notices,
+-- board/notices.py), oldest first, along 0011's partial index lac_events_force.
+SELECT * FROM lac_events
+ WHERE kind IN ('force_released', 'force_unlocked')
+   AND (json_extract(detail, '$.previous_owner') = :agent
+        OR EXISTS (SELECT 1 FROM json_each(detail, '$.previous_holders') AS h
+                    WHERE h.value = :agent))
+ ORDER BY id

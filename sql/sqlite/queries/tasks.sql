@@ -25,7 +25,13 @@ VALUES (:title, :body, :lane, :priority, :needs, {{now}}, :agent)
 RETURNING id
 
 -- name: insert_dep
-INSERT INTO lac_task_deps (task_id, depends_on) VALUES (:task_id, :depends_on)
+-- Never to another agent's claim, nor to ours from another working tree
+-- (`git lac task after`, which says why first).
+INSERT INTO lac_task_deps (task_id, depends_on)
+SELECT :task_id, :depends_on
+ WHERE NOT EXISTS (SELECT 1 FROM lac_tasks
+                    WHERE id = :task_id AND state = 'claimed'
+                      AND (owner IS NOT :agent OR instance IS NOT :instance))
 ON CONFLICT DO NOTHING
 
 -- name: insert_task_path

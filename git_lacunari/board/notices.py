@@ -1,0 +1,130 @@
+"""Take-over notices (issue 22): a claim or a lock of ours that someone else
+removed by force (``release --force``, ``unlock --force``, the page's
+force-release), read back from the events that recorded it.
+
+The force actions record where the holder ran (``previous_instance``,
+``previous_instances``), so a notice reaches the working tree that held the
+claim or lock, not every tree of the same agent name. Events without it were
+written before notices existed and are never notices.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Event, EventKind
+from ..text import shown
+from .core import BoardCore
+
+# How far back along a task's history `done` looks for the force release
+# that took it from us (stopping at our own latest claim of it).
+TASK_HISTORY_LOOKBACK = 200
+
+
+def at_utc(then: float) -> str:
+    """A moment on the board's clock, the same for every reader: UTC."""
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(then))
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One force action that took something of ours."""
+
+    event: int  # the event's id
+    kind: str  # force_released (a claim) or force_unlocked (locks)
+    by: str  # who did it
+    at: float  # when, on the board's clock
+    task: int | None
+    patterns: tuple[str, ...]  # the lock patterns that went with it
+    reason: str | None
+    person: str | None = None  # the page's signed-in person, when done there
+
+    @classmethod
+    def of(cls, event: Event, agent: str) -> Notice:
+        detail = event.detail
+        if event.kind == EventKind.FORCE_RELEASED:
+            patterns = [str(p) for p in detail.get("locks") or [] if isinstance(p, str)]
+        else:  # force_unlocked: [pattern, mode, holder] for every lock it removed
+            patterns = [
+                str(lk[0])
+                for lk in detail.get("locks") or []
+                if isinstance(lk, list) and len(lk) >= 3 and lk[2] == agent
+            ]
+        reason = detail.get("reason")
+        person = detail.get("person")
+        return cls(
+            event=event.id,
+            kind=str(event.kind),
+            by=event.agent,
+            at=event.at,
+            task=event.task_id,
+            patterns=tuple(sorted(set(patterns))),
+            reason=str(reason) if reason is not None else None,
+            person=str(person) if person is not None else None,
+        )
+
+    def said(self) -> str:
+        """One line for people: what was taken, by whom, when, why."""
+        who = shown(self.by) + (f" ({shown(self.person)} on the page)" if self.person else "")
+        why = f"force: {shown(self.reason)}" if self.reason else "force"
+        locks = ", ".join(shown(p) for p in self.patterns)
+        if self.kind == EventKind.FORCE_RELEASED:
+            what = f"your claim of task #{self.task} was released"
+            tail = f"; its locks went with it: {locks}" if locks else ""
+        else:
+            plural = "s" if len(self.patterns) > 1 else ""
+            on = f" on #{self.task}" if self.task is not None else ""
+            verb = "were" if plural else "was"
+            what, tail = f"your lock{plural} {locks or '?'}{on} {verb} removed", ""
+        return f"{what} by {who} at {at_utc(self.at)} ({why}){tail}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "event": self.event,
+            "kind": self.kind,
+            "by": self.by,
+            "person": self.person,
+            "at": self.at,
+            "task": self.task,
+            "locks": list(self.patterns),
+            "reason": self.reason,
+            "message": self.said(),
+        }
+
+
+class Notices(BoardCore):
+    def _concerns_us(self, event: Event) -> bool:
+        detail = event.detail
+        if event.kind == EventKind.FORCE_RELEASED:
+            return (
+                detail.get("previous_owner") == self.agent
+                and detail.get("previous_instance") == self.instance
+            )
+        if event.kind == EventKind.FORCE_UNLOCKED:
+            where = detail.get("previous_instances")
+            return isinstance(where, dict) and self.instance in (where.get(self.agent) or [])
+        return False
+
+    def notices(self) -> list[Notice]:
+        """Every claim or lock of ours (this agent, this working tree) that
+        another agent removed by force, oldest first."""
+        with self.store.read():
+            rows = self.store.all("force_events_about", agent=self.agent)
+        events = [Event.from_row(r) for r in rows]
+        return [Notice.of(e, self.agent) for e in events if self._concerns_us(e)]
+
+    def released_from_us(self, task_id: int) -> Notice | None:
+        """The force release that took ``task_id`` from us, unless we have
+        claimed it again since."""
+        rows = self.store.all(
+            "task_events_page", task_id=task_id, limit=TASK_HISTORY_LOOKBACK
+        )  # newest first
+        for row in rows:
+            event = Event.from_row(row)
+            if event.kind == EventKind.CLAIMED and event.agent == self.agent:
+                return None
+            if event.kind == EventKind.FORCE_RELEASED and self._concerns_us(event):
+                return Notice.of(event, self.agent)
+        return None

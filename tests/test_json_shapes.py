@@ -235,7 +235,14 @@ def error(kind: str) -> Schema:
 
 
 SUCCESS: dict[str, Schema] = {
-    "init": success(url=STR, board=nullable(STR), dialect=STR, schema_version=INT, stale_after=NUM),
+    "init": success(
+        url=STR,
+        board=nullable(STR),
+        dialect=STR,
+        schema_version=INT,
+        stale_after=NUM,
+        shared=nullable(STR),
+    ),
     "boards": success(boards=array(STR), current=nullable(STR)),
     "whoami": success(
         agent=STR,

@@ -23,6 +23,11 @@ from .options import CONTEXT, common
     metavar="NAME",
     help="With --url: this project's board in the database (default: from the root commit).",
 )
+@click.option(
+    "--share",
+    is_flag=True,
+    help="Write the board's name to .lacconfig and stage it, for clones and the server.",
+)
 @common
 def init(
     session: Session,
@@ -30,6 +35,7 @@ def init(
     url: str | None,
     stale_after: str | None,
     board_name: str | None,
+    share: bool,
 ) -> Result:
     """Create or migrate the board; with --url, record it as lac.url (and the
     board as lac.board).
@@ -39,8 +45,10 @@ def init(
     name comes from the repository's root commit, which every clone shares.
     A URL carrying a password is refused: use PGPASSWORD, ~/.pgpass or a
     service file. Idempotent: running it again on a current board changes nothing.
+    With --share the board's name (never the URL) goes into a committed
+    .lacconfig, where shallow clones and the server's guard find it.
     """
-    return setup.init(session, url, stale_after, board_name)
+    return setup.init(session, url, stale_after, board_name, share)
 
 
 @click.command("boards", context_settings=CONTEXT)

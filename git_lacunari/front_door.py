@@ -99,7 +99,7 @@ def resolve_board(
 
     url = url or repo.get("lac.url")
     if not (url and is_postgres_url(url)):
-        return BoardChoice(url, None, "lac.url" if url else "the embedded default")
+        return BoardChoice(url, None, "git config lac.url" if url else "no lac.url")
     if board:
         return BoardChoice(url, validate_board(board), "given")
     configured = repo.get("lac.board")

@@ -242,6 +242,7 @@ SUCCESS: dict[str, Schema] = {
         schema_version=INT,
         stale_after=NUM,
         shared=nullable(STR),
+        case=nullable(STR),
     ),
     "boards": success(boards=array(STR), current=nullable(STR)),
     "whoami": success(

@@ -28,6 +28,12 @@ from .options import CONTEXT, common
     is_flag=True,
     help="Write the board's name to .lacconfig and stage it, for clones and the server.",
 )
+@click.option(
+    "--case",
+    type=click.Choice(["fold", "exact"]),
+    help="The board's case rule: fold (README and readme are one path; "
+    "a new PostgreSQL board's default) or exact.",
+)
 @common
 def init(
     session: Session,
@@ -36,6 +42,7 @@ def init(
     stale_after: str | None,
     board_name: str | None,
     share: bool,
+    case: str | None,
 ) -> Result:
     """Create or migrate the board; with --url, record it as lac.url (and the
     board as lac.board).
@@ -48,7 +55,7 @@ def init(
     With --share the board's name (never the URL) goes into a committed
     .lacconfig, where shallow clones and the server's guard find it.
     """
-    return setup.init(session, url, stale_after, board_name, share)
+    return setup.init(session, url, stale_after, board_name, share, case)
 
 
 @click.command("boards", context_settings=CONTEXT)

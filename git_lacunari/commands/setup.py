@@ -31,6 +31,7 @@ def init(
     stale_after: str | None,
     board_name: str | None,
     share: bool = False,
+    case: str | None = None,
 ) -> Result:
     from ..store import is_postgres_url, redact, refuse_password
     from ..team import refresh
@@ -51,6 +52,13 @@ def init(
     refresh(board.store)  # a team board: what a migration added gets the team's rules
     if stale is not None:
         board.set_default_stale_after(stale)
+    if case is not None and case != board.case_rule:
+        board.set_case_rule(case)
+    elif case is None and board.case_rule is None and board.store.dialect == "postgres":
+        # A board clones share: it, not each clone's core.ignorecase, says
+        # whether README and readme are one path. Folding is the safe side:
+        # at worst a case-sensitive clone waits for a variant it did not need.
+        board.set_case_rule("fold")
     version = board.store.schema_version()
     if url is not None:
         session.repo.set_config("lac.url", url)
@@ -71,6 +79,7 @@ def init(
             "schema_version": version,
             "stale_after": board.default_stale_after(),
             "shared": shared,
+            "case": board.case_rule,
         },
         human,
     )

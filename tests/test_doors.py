@@ -436,3 +436,190 @@ def test_other_clones_see_the_same_board(
     refused = erin_commits_the_held_path(where)
     assert refused.code != 0 and "held by dana" in refused.err, refused.err
     assert "lac.board" not in git(where, "config", "--list") or kind == "worktree"
+
+
+# --- case: the board decides -------------------------------------------------------
+
+
+def case_clones(repo: Path, tmp_path: Path, database: str, *init: str) -> tuple[Path, Path]:
+    """The project (case-sensitive) and a clone of it with core.ignorecase=true,
+    both on one PostgreSQL board."""
+    made = lac(repo, "init", "--url", database, *init)
+    assert made.code == 0, made.err
+    other = clone(repo, tmp_path / "insensitive")
+    git(other, "config", "core.ignorecase", "true")
+    git(other, "config", "lac.url", database)
+    return repo, other
+
+
+def test_case_variants_are_one_path_whatever_each_clone_says(
+    repo: Path, tmp_path: Path, database: str
+) -> None:
+    sensitive, insensitive = case_clones(repo, tmp_path, database)
+    assert lac(sensitive, "init", "--json").json["case"] == "fold"
+    assert lac(sensitive, "lock", "Core/Auth.py", "--as", "dana").code == 0
+    assert lac(insensitive, "lock", "core/auth.py", "--as", "erin").code == 1
+    assert lac(insensitive, "lock", "docs/X.md", "--as", "erin").code == 0
+    refused = lac(sensitive, "lock", "DOCS/x.md", "--as", "fred")
+    assert refused.code == 1 and "erin" in refused.err, refused
+    # The case-sensitive clone's hook asks the same question.
+    lac_process(sensitive, "hooks", "install")
+    (sensitive / "core" / "auth.py").write_text("fred\n")
+    git(sensitive, "add", "core/auth.py")
+    blocked = run_git(sensitive, "commit", "-qm", "fred", agent="fred")
+    assert blocked.code != 0 and "held by dana" in blocked.err, blocked.err
+
+
+def test_an_exact_board_keeps_case_variants_apart_and_doctor_says_so(
+    repo: Path, tmp_path: Path, database: str
+) -> None:
+    sensitive, insensitive = case_clones(repo, tmp_path, database, "--case", "exact")
+    assert lac(sensitive, "lock", "Core/Auth.py", "--as", "dana").code == 0
+    assert lac(insensitive, "lock", "core/auth.py", "--as", "erin").code == 0
+    said = lac(insensitive, "doctor", "--json")
+    assert said.code == 1
+    (case,) = [c for c in said.json["checks"] if c["check"] == "case"]
+    assert case["verdict"] == "fail" and case["facts"] == {
+        "rule": "exact",
+        "core_ignorecase": True,
+    }
+
+
+@pytest.mark.parametrize("rule", ["fold", "exact"])
+def test_the_database_grant_folds_by_the_board_rule(repo: Path, database: str, rule: str) -> None:
+    """A caller that bypasses the command line (team mode's grant function)."""
+    import psycopg
+
+    assert lac(repo, "init", "--url", database, "--case", rule).code == 0
+    assert lac(repo, "lock", "Core/Auth.py", "--as", "dana").code == 0
+    board = root_board(repo)
+    with psycopg.connect(with_search_path(database, board), autocommit=True) as conn:
+        call = "SELECT lac_require_free('erin', NULL, 'core/auth.py', 'w', NULL)"
+        if rule == "fold":
+            with pytest.raises(psycopg.Error) as err:
+                conn.execute(call)
+            assert err.value.sqlstate == "LAC01"
+        else:
+            conn.execute(call)
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute("UPDATE lac_settings SET value = 'sometimes' WHERE name = 'case'")
+
+
+# --- git lac doctor ----------------------------------------------------------------
+
+
+def doctor(where: Path) -> tuple[int, dict[str, dict[str, object]]]:
+    said = lac_process(where, "doctor", "--json")
+    assert said.code in (0, 1), said
+    assert said.json["ok"] is (said.code == 0)
+    return said.code, {c["check"]: c for c in said.json["checks"]}
+
+
+def verdicts(checks: dict[str, dict[str, object]]) -> dict[str, object]:
+    return {name: c["verdict"] for name, c in checks.items()}
+
+
+def test_doctor_on_a_healthy_embedded_clone(lac: Lac, repo: Path, backend: str) -> None:
+    lac_process(repo, "hooks", "install")
+    code, checks = doctor(repo)
+    assert code == 0, checks
+    assert set(verdicts(checks).values()) == {"ok"}, checks
+    assert checks["identity"]["facts"] == {"agent": "tester", "source": "default from user.email"}
+    human = lac_process(repo, "doctor")
+    assert human.code == 0 and human.out.startswith("ok    repository: clone\n"), human.out
+
+
+def test_doctor_on_the_readme_setup(repo: Path, tmp_path: Path, database: str) -> None:
+    assert lac(repo, "init", "--url", database).code == 0
+    lac_process(repo, "hooks", "install")
+    code, checks = doctor(repo)
+    assert code == 0, checks
+    assert verdicts(checks) == {
+        "repository": "ok",
+        "hooks": "ok",
+        "board": "ok",
+        "shared": "ok",
+        "reachable": "ok",
+        "isolation": "ok",
+        "case": "ok",
+        "identity": "ok",
+    }
+    assert checks["board"]["facts"]["board"] == root_board(repo)
+    # The server, pinned and not.
+    server = guarded_server(repo, tmp_path, database)
+    code, checks = doctor(server.bare)
+    assert code == 0 and checks["board"]["facts"]["door"] == "server guard", checks
+    assert checks["hooks"]["facts"]["installed"] == ["pre-receive"]
+    git(server.bare, "config", "--unset", "lac.board")
+    code, checks = doctor(server.bare)
+    assert code == 0 and checks["pinned"]["verdict"] == "warn", checks
+
+
+def test_doctor_reads_and_writes_nothing(repo: Path, database: str) -> None:
+    git(repo, "config", "lac.url", database)
+    before = (sorted(p.name for p in (repo / ".git").rglob("*")), schemas(database))
+    config = git(repo, "config", "--list")
+    code, checks = doctor(repo)
+    assert code == 1
+    assert checks["reachable"]["verdict"] == "fail" and "no board" in str(checks["reachable"])
+    assert (sorted(p.name for p in (repo / ".git").rglob("*")), schemas(database)) == before
+    assert git(repo, "config", "--list") == config
+
+
+@pytest.mark.parametrize(
+    "broken", ["no hooks", "shallow", "missing board", "down", "isolation", "no case rule"]
+)
+def test_doctor_says_what_is_broken(repo: Path, tmp_path: Path, database: str, broken: str) -> None:
+    import psycopg
+
+    assert lac(repo, "init", "--url", database).code == 0
+    commit(repo, "two", write("docs/a.md", "a\n"))
+    where = repo
+    if broken == "shallow":
+        where = clone(repo, tmp_path / "shallow", "--depth", "1")
+        git(where, "config", "lac.url", database)
+    if broken != "no hooks":
+        lac_process(where, "hooks", "install")
+    if broken == "missing board":
+        git(repo, "config", "lac.board", "nosuch")
+    elif broken == "down":
+        git(repo, "config", "lac.url", "postgresql://nobody@127.0.0.1:1/nowhere")
+    elif broken == "isolation":
+        name = urlsplit(database).path.lstrip("/")
+        with psycopg.connect(database, autocommit=True) as conn:
+            conn.execute(
+                f"ALTER DATABASE \"{name}\" SET default_transaction_isolation = 'repeatable read'"
+            )
+    elif broken == "no case rule":  # a board made before 0010
+        with psycopg.connect(with_search_path(database, root_board(repo)), autocommit=True) as c:
+            c.execute("DELETE FROM lac_settings WHERE name = 'case'")
+    code, checks = doctor(where)
+    failing = {
+        "no hooks": ("hooks", "fail"),
+        "shallow": ("board", "fail"),
+        "missing board": ("reachable", "fail"),
+        "down": ("reachable", "fail"),
+        "isolation": ("isolation", "fail"),
+        "no case rule": ("case", "warn"),
+    }[broken]
+    assert checks[failing[0]]["verdict"] == failing[1], checks
+    assert code == (1 if failing[1] == "fail" else 0), checks
+    others = {n: v for n, v in verdicts(checks).items() if n != failing[0]}
+    if broken == "missing board":  # and a clone with only lac.url would find another
+        assert others.pop("shared") == "warn"
+    assert set(others.values()) <= {"ok"}, checks
+    if broken == "shallow":
+        assert checks["repository"]["says"] == "clone, shallow"
+        assert "shallow clone" in str(checks["board"]["says"])
+    if broken == "isolation":
+        assert checks["isolation"]["facts"] == {"default": "repeatable read"}
+
+
+def test_doctor_in_a_server_with_no_board(repo: Path, tmp_path: Path) -> None:
+    bare = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    code, checks = doctor(bare)
+    assert code == 1
+    assert verdicts(checks) == {"repository": "ok", "hooks": "fail", "board": "fail"}
+    assert checks["repository"]["facts"]["kind"] == "bare"
+    assert not (bare / "lacunari").exists()

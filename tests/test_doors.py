@@ -13,6 +13,7 @@ import contextlib
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
@@ -158,6 +159,7 @@ def test_a_pushed_lacconfig_cannot_choose_the_board_that_judges(
     server = guarded_server(repo, tmp_path, database)
     git(server.bare, "config", "--unset", "lac.board")  # the server names no board itself
     before = server.has("main")
+    assert before is not None
     commit(repo, "point elsewhere", write(".lacconfig", "[lac]\n\tboard = evil\n"))
     refused = server.push("main", "-o", "lac.agent=erin")
     assert refused.code != 0
@@ -165,15 +167,20 @@ def test_a_pushed_lacconfig_cannot_choose_the_board_that_judges(
     assert server.has("main") == before
     # Another root merged in (a history whose root sorts first) is refused alike.
     git(repo, "reset", "-q", "--hard", before)
+    root = git(repo, "rev-list", "--max-parents=0", before).strip()
     git(repo, "checkout", "-q", "--orphan", "stranger")
     git(repo, "rm", "-rq", "--cached", ".")
-    stranger = commit(repo, "a stranger's root", write("x.txt", "x\n"))
+    for attempt in range(256):  # half of all ids sort first: made, not hoped for
+        stranger = commit(repo, f"a stranger's root {attempt}", write("x.txt", f"{attempt}\n"))
+        if stranger < root:
+            break
+        git(repo, "update-ref", "-d", "HEAD")
+    assert stranger < root
     git(repo, "checkout", "-q", "-f", "main")
     git(repo, "merge", "-q", "--no-edit", "--allow-unrelated-histories", stranger)
-    roots = git(repo, "rev-list", "--max-parents=0", "HEAD").split()
-    if min(roots) != min(git(repo, "rev-list", "--max-parents=0", before).split()):
-        refused = server.push("main", "-o", "lac.agent=erin")
-        assert "a push may not choose its own judge" in refused.err, refused.err
+    refused = server.push("main", "-o", "lac.agent=erin")
+    assert "a push may not choose its own judge" in refused.err, refused.err
+    assert server.has("main") == before
     # Once the server names its board, a pushed .lacconfig changes nothing:
     # the held path is still judged by the project's board, not by `evil`.
     git(repo, "reset", "-q", "--hard", before)
@@ -508,14 +515,14 @@ def test_the_database_grant_folds_by_the_board_rule(repo: Path, database: str, r
 # --- git lac doctor ----------------------------------------------------------------
 
 
-def doctor(where: Path) -> tuple[int, dict[str, dict[str, object]]]:
+def doctor(where: Path) -> tuple[int, dict[str, dict[str, Any]]]:
     said = lac_process(where, "doctor", "--json")
     assert said.code in (0, 1), said
     assert said.json["ok"] is (said.code == 0)
     return said.code, {c["check"]: c for c in said.json["checks"]}
 
 
-def verdicts(checks: dict[str, dict[str, object]]) -> dict[str, object]:
+def verdicts(checks: dict[str, dict[str, Any]]) -> dict[str, str]:
     return {name: c["verdict"] for name, c in checks.items()}
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from ..durations import format_duration
 from ..edge import Result
 from ..errors import InvalidInput
@@ -58,7 +60,11 @@ def init(
         # A board clones share: it, not each clone's core.ignorecase, says
         # whether README and readme are one path. Folding is the safe side:
         # at worst a case-sensitive clone waits for a variant it did not need.
-        board.set_case_rule("fold")
+        # On a team board only an admin records it: an agent's init leaves it.
+        from ..errors import NotPermitted
+
+        with contextlib.suppress(NotPermitted):
+            board.set_case_rule("fold")
     version = board.store.schema_version()
     if url is not None:
         session.repo.set_config("lac.url", url)

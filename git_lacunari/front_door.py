@@ -58,6 +58,8 @@ def default_board(repo: Repo, rev: str = "HEAD") -> tuple[str, str]:
     shared = repo.committed_config("lac.board", rev, SHARED_FILE)
     if shared is not None:
         try:
+            if shared == "public":  # every database has one: never a project's by a file's word
+                raise InvalidInput("public")
             return validate_board(shared), f"{SHARED_FILE} at {rev}"
         except InvalidInput:
             raise BoardUnknown(

@@ -205,15 +205,17 @@ def test_an_odd_board_name_is_refused_in_one_line_and_nothing_is_written(
     assert "lac.board" not in git(repo, "config", "--list")
 
 
-@pytest.mark.parametrize("where", ["server config", "lacconfig", "missing"])
+@pytest.mark.parametrize("where", ["server config", "lacconfig", "public", "missing"])
 def test_a_server_whose_board_is_odd_or_missing_refuses_in_one_line(
     repo: Path, tmp_path: Path, database: str, where: str
 ) -> None:
     assert lac(repo, "init", "--url", database).code == 0
     if where == "lacconfig":
         commit(repo, "odd", write(".lacconfig", "[lac]\n\tboard = Drop;Table\n"))
+    elif where == "public":  # the one schema every database has: never by a file's word
+        commit(repo, "odd", write(".lacconfig", "[lac]\n\tboard = public\n"))
     server = guarded_server(repo, tmp_path, database)
-    if where == "lacconfig":  # the installer could not name it: nothing recorded
+    if where in ("lacconfig", "public"):  # the installer could not name it: nothing recorded
         assert "lac.board" not in git(server.bare, "config", "--list")
     elif where == "server config":
         git(server.bare, "config", "lac.board", "no such board")
@@ -229,6 +231,7 @@ def test_a_server_whose_board_is_odd_or_missing_refuses_in_one_line(
     expected = {
         "server config": "board name 'no such board'",
         "lacconfig": "names no valid board",
+        "public": "names no valid board",
         "missing": "no board at",
     }[where]
     assert expected in ours[0], refused.err
@@ -630,3 +633,14 @@ def test_doctor_in_a_server_with_no_board(repo: Path, tmp_path: Path) -> None:
     assert verdicts(checks) == {"repository": "ok", "hooks": "fail", "board": "fail"}
     assert checks["repository"]["facts"]["kind"] == "bare"
     assert not (bare / "lacunari").exists()
+
+
+def test_the_server_installer_can_also_deny_every_rewind(repo: Path, tmp_path: Path) -> None:
+    bare = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    wrong = lac_process(repo, "hooks", "install", "--deny-non-fast-forwards")
+    assert wrong.code == 2 and "add --server" in wrong.err, wrong
+    done = lac_process(bare, "hooks", "install", "--server", "--deny-non-fast-forwards")
+    assert done.code == 0, done.err
+    assert "receive.denyNonFastForwards: true" in done.out
+    assert git(bare, "config", "receive.denyNonFastForwards").strip() == "true"

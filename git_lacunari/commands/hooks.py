@@ -22,14 +22,21 @@ def _changed(changes: Sequence[HookChange]) -> Result:
     )
 
 
-def install(session: Session, force: bool, server: bool, global_ok: bool) -> Result:
+def install(
+    session: Session, force: bool, server: bool, global_ok: bool, deny_rewinds: bool = False
+) -> Result:
     from ..hooks import install as install_hooks
     from ..hooks import install_server, shared_hooks_path
     from ..repo import discover_git_dir
 
+    if deny_rewinds and not server:
+        raise InvalidInput("--deny-non-fast-forwards is for a server: add --server")
     if server:
         repo = discover_git_dir()
         done = _changed(install_server(repo, force=force))
+        if deny_rewinds:
+            repo.set_config("receive.denyNonFastForwards", "true")
+            done = replace(done, human=f"{done.human}\nreceive.denyNonFastForwards: true")
         return _with_pinned_board(repo, done)
     shared = shared_hooks_path(session.repo)
     if shared is not None and not global_ok:

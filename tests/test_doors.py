@@ -110,8 +110,12 @@ def test_the_readme_setup_guards_pushes_on_its_own_board(
         assert ".lacconfig: lac.board = shop, staged" in made.out
         git(repo, "commit", "-qm", "share the board", "--no-verify")
     server = guarded_server(repo, tmp_path, database)
+    installed = lac_process(server.bare, "hooks", "install", "--server")
+    assert f"board: {expected} on {database} (git config lac.board)" in installed.out
+    git(server.bare, "config", "--unset", "lac.board")
     installed = lac_process(server.bare, "hooks", "install", "--server", "--json")
     assert installed.json["board"]["board"] == expected
+    assert installed.json["board"]["recorded"] is True
     assert git(server.bare, "config", "lac.board").strip() == expected
     if not pinned:  # the server finds it by itself: .lacconfig at HEAD, else the root
         git(server.bare, "config", "--unset", "lac.board")

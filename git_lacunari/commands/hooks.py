@@ -75,7 +75,7 @@ def _with_pinned_board(repo: Repo, done: Result) -> Result:
     pinned = chosen.source not in ("git config lac.board", "the URL's search_path")
     if pinned and chosen.board is not None:
         repo.set_config("lac.board", chosen.board)
-    line = f"board: {chosen.where} ({chosen.source})" + (
+    line = f"board: {chosen.where.removeprefix('board ')} ({chosen.source})" + (
         ", recorded as lac.board" if pinned else ""
     )
     board = {"board": chosen.board, "source": chosen.source, "recorded": pinned}

@@ -98,6 +98,19 @@ class BoardUnreachable(CannotWorkHere):
     kind = "board_unreachable"
 
 
+class BoardUnknown(CannotWorkHere):
+    """Which board this repository uses is not known here.
+
+    A PostgreSQL URL (``lac.url``) holds many boards; the one a repository uses
+    is ``lac.board``, else the ``lac.board`` its committed ``.lacconfig`` names,
+    else one named after its root commit. None of them could be read: a
+    shallow clone (whose boundary is not the root), a repository with no
+    commit yet. Nothing is guessed, so no empty board ever answers instead.
+    """
+
+    kind = "board_unknown"
+
+
 class BoardTooNew(CannotWorkHere):
     """The board's schema is newer than this git-lacunari; upgrade git-lacunari."""
 

@@ -1,4 +1,5 @@
-"""`open_board()`: the one way a board is opened.
+"""`open_board()`: the one way a board is opened; `resolve_board()`: the one
+rule that says which board.
 
 Every door goes through it: the command line and the hooks (through
 :class:`~git_lacunari.session.Session`), the server's pre-receive guard, the
@@ -12,12 +13,106 @@ session's role as the agent.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .board import Board
     from .identity import Identity
     from .repo import Repo
+
+SHARED_FILE = ".lacconfig"
+
+
+@dataclass(frozen=True)
+class BoardChoice:
+    """Which board a door uses, and why (``git lac doctor`` prints it)."""
+
+    url: str | None  # lac.url; None: the embedded SQLite file in the common dir
+    board: str | None  # a PostgreSQL board (a schema); None: SQLite, or the URL's search_path
+    source: str  # where the choice came from, as people read it
+
+    @property
+    def where(self) -> str:
+        from .store import redact
+
+        if self.board:
+            return f"board {self.board} on {redact(self.url or '')}"
+        return redact(self.url) if self.url else "the embedded board"
+
+
+def default_board(repo: Repo, rev: str = "HEAD") -> tuple[str, str]:
+    """A PostgreSQL board's name when nothing local names one: the
+    ``lac.board`` of the ``.lacconfig`` committed at ``rev``, else
+    ``lac_<root commit>``; with its source. Raises :class:`BoardUnknown`
+    rather than guess: a shallow clone's boundary is not a root, and a
+    repository with no commit has none.
+
+    Only ``lac.board`` is read from the committed file, never ``lac.url``: a
+    URL says where to connect (and libpq may send a password there), and a
+    committed file is whatever the last pusher wrote.
+    """
+    from .errors import BoardUnknown, InvalidInput
+    from .store import validate_board
+
+    shared = repo.committed_config("lac.board", rev, SHARED_FILE)
+    if shared is not None:
+        try:
+            if shared == "public":  # every database has one: never a project's by a file's word
+                raise InvalidInput("public")
+            return validate_board(shared), f"{SHARED_FILE} at {rev}"
+        except InvalidInput:
+            raise BoardUnknown(
+                f"the {SHARED_FILE} committed at {rev} names no valid board "
+                f"({shared[:80]!r}): fix it, or name the board with `git config lac.board NAME`"
+            ) from None
+    if repo.is_shallow():
+        raise BoardUnknown(
+            "this is a shallow clone, whose oldest commit is not the root the board is "
+            f"named after: name the board with `git config lac.board NAME` (`git lac boards` "
+            f"lists them), commit a {SHARED_FILE} (`git lac init --share`), or "
+            "`git fetch --unshallow`"
+        )
+    root = repo.root_commit(rev)
+    if root is None:
+        raise BoardUnknown(
+            "this repository has no commit yet, so no board is named after its root: "
+            "name it with `git config lac.board NAME` (or `git lac init --url URL --board NAME`)"
+        )
+    return "lac_" + root[:12], f"the root commit {root[:12]}"
+
+
+def resolve_board(
+    repo: Repo, *, url: str | None = None, board: str | None = None, rev: str = "HEAD"
+) -> BoardChoice:
+    """Which board every door of ``repo`` uses: the one rule (README, "Which
+    board"). ``url`` and ``board`` are what the caller was given (else
+    ``lac.url``, ``lac.board`` from git config). For a PostgreSQL URL:
+
+    1. ``lac.board`` (given, or git config: the repository's own word);
+    2. the URL's own ``search_path``, if it sets one;
+    3. the ``lac.board`` of the ``.lacconfig`` committed at ``rev``;
+    4. ``lac_`` + the first 12 hex digits of the root commit, never in a
+       shallow clone; else :class:`BoardUnknown`.
+
+    Never ``public``, never a schema nobody named.
+    """
+    from .store import is_postgres_url, validate_board
+
+    url = url or repo.get("lac.url")
+    if not (url and is_postgres_url(url)):
+        return BoardChoice(url, None, "git config lac.url" if url else "no lac.url")
+    if board:
+        return BoardChoice(url, validate_board(board), "given")
+    configured = repo.get("lac.board")
+    if configured:
+        return BoardChoice(url, validate_board(configured), "git config lac.board")
+    from .store.postgres import url_sets_schema
+
+    if url_sets_schema(url):
+        return BoardChoice(url, None, "the URL's search_path")
+    name, source = default_board(repo, rev)
+    return BoardChoice(url, name, source)
 
 
 def open_board(
@@ -37,8 +132,8 @@ def open_board(
     ``identity`` (default: resolved like the command line, ``as_name`` first).
 
     ``url``, ``board`` (a PostgreSQL board's name) and ``timeout`` (a
-    duration) default to ``lac.url``, ``lac.board`` and ``lac.timeout``
-    unless ``from_config`` is false (the server's guard, which names its own).
+    duration) default to ``lac.url``, :func:`resolve_board` and ``lac.timeout``
+    unless ``from_config`` is false (the server's guard, which resolves its own).
     ``create`` makes or migrates it (``git lac init``). ``act=False`` is for
     administration: on a team board it opens as the given identity,
     unchecked, since it acts on no claim. The caller closes it
@@ -53,9 +148,9 @@ def open_board(
     if identity is None:
         identity = resolve(repo, as_name)  # an invalid name is exit 2 before a board is made
     if from_config:
-        url = url or repo.get("lac.url")
         timeout = timeout or repo.get("lac.timeout")
-        board = board or repo.get("lac.board")
+        chosen = resolve_board(repo, url=url, board=board)
+        url, board = chosen.url, chosen.board
     store = open_store(url, repo.common_dir, create=create, timeout=timeout, board=board)
     if act and store.dialect == "postgres":  # team mode: the agent is the session's role
         from .team import acting

@@ -48,13 +48,9 @@ def parse_capabilities(text: str) -> tuple[str, ...]:
     return tuple(sorted({validate_name(c, "capability") for c in caps}))
 
 
-def resolve(repo: Repo, as_name: str | None = None) -> Identity:
-    """``--as`` > ``LAC_AGENT`` > ``lac.agent`` > a default from ``user.email``.
-
-    The default is the local part of ``user.email`` (or the login name), and
-    in a linked worktree ``@`` and the worktree's name are added, so two
-    worktrees of one person are two distinct, stable agents.
-    """
+def name_of(repo: Repo, as_name: str | None = None) -> tuple[str, str]:
+    """The agent name (validated) and where it came from, as :func:`resolve`
+    finds them; nothing is written (no instance file is made)."""
     if as_name is not None:  # `--as ''` is refused below, never the default
         name, source = as_name, "--as"
     elif os.environ.get("LAC_AGENT"):
@@ -69,6 +65,17 @@ def resolve(repo: Repo, as_name: str | None = None) -> Identity:
             base = f"{base}@{repo.worktree_name}"
             source += " and the worktree name"
         name = re.sub(r"[\x00-\x1f\x7f\s]+", "-", base) or "agent"
+    return validate_name(name), source  # before any instance file: exit 2 writes nothing
+
+
+def resolve(repo: Repo, as_name: str | None = None) -> Identity:
+    """``--as`` > ``LAC_AGENT`` > ``lac.agent`` > a default from ``user.email``.
+
+    The default is the local part of ``user.email`` (or the login name), and
+    in a linked worktree ``@`` and the worktree's name are added, so two
+    worktrees of one person are two distinct, stable agents.
+    """
+    name, source = name_of(repo, as_name)
     if os.environ.get("LAC_CAPS") is not None:
         caps, caps_source = parse_capabilities(os.environ["LAC_CAPS"]), "environment LAC_CAPS"
     elif repo.get("lac.capabilities") is not None:
@@ -76,7 +83,6 @@ def resolve(repo: Repo, as_name: str | None = None) -> Identity:
         caps_source = "git config lac.capabilities"
     else:
         caps, caps_source = (), "none set"
-    name = validate_name(name)  # before the instance file is made: exit 2 writes nothing
     inst = instance_of(repo)
     return Identity(name, source, caps, caps_source, inst.id, inst.where, inst.source)
 

@@ -52,6 +52,7 @@ class EventKind(StrEnum):
     FORCE_UNLOCKED = "force_unlocked"
     LOCKS_EXPIRED = "locks_expired"  # the keeper returned a silent agent's task-less locks
     TAKEN_OVER = "taken_over"  # the same agent moved its claim to another instance
+    SETTING = "setting"  # a board setting changed (PostgreSQL writes it: stale-after, case)
 
 
 STATES = tuple(TaskState)

@@ -82,14 +82,40 @@ class Repo:
                 pause = min(pause * 2, 0.1)
         self.config[key.lower()] = value
 
-    def root_commit(self) -> str | None:
-        """A root commit of HEAD (the lowest id, so every clone picks the same), or None."""
+    def root_commit(self, rev: str = "HEAD") -> str | None:
+        """A root commit of ``rev`` (the lowest id, so every clone picks the
+        same), or None. In a shallow clone this is a boundary, not a root:
+        ask :meth:`is_shallow` first."""
         try:
-            out = git("rev-list", "--max-parents=0", "HEAD", cwd=self.toplevel)
+            out = git("rev-list", "--max-parents=0", rev, "--", cwd=self.toplevel)
         except CannotWorkHere:  # no commit yet
             return None
         roots = sorted(out.decode().split())
         return roots[0] if roots else None
+
+    def is_shallow(self) -> bool:
+        """A shallow clone (``--depth``): its oldest commits are a boundary, not roots."""
+        out = git("rev-parse", "--is-shallow-repository", cwd=self.toplevel)
+        return out.decode().strip() == "true"
+
+    def committed_config(self, key: str, rev: str = "HEAD", name: str = ".lacconfig") -> str | None:
+        """``key`` in the file ``name`` as committed at ``rev`` (never the work
+        tree's copy, never its includes), or None: no commit, no such file, no
+        such key, or a file git cannot parse."""
+        try:
+            out = git(
+                "config",
+                "--no-includes",
+                "--blob",
+                f"{rev}:{name}",
+                "--get",
+                key,
+                cwd=self.toplevel,
+            )
+        except CannotWorkHere:
+            return None
+        value = out.decode("utf-8", "surrogateescape").strip()
+        return value or None
 
     def blob_ids(self, paths: list[str]) -> dict[str, str]:
         """Blob id of each path in HEAD (the content a lock starts from)."""

@@ -38,10 +38,13 @@ class Session:
 
     def choose_board(self, url: str | None, given: str | None) -> str | None:
         """The board ``init`` records: --board, else the one recorded for this
-        URL, else (for a --url whose own search_path does not choose) one named
-        after the root commit, which clones share and unrelated repositories
-        do not. None: not a PostgreSQL board, or the URL chooses its schema."""
+        URL, else (for a --url whose own search_path does not choose) the one
+        the committed ``.lacconfig`` names, else one named after the root
+        commit, which clones share and unrelated repositories do not
+        (:func:`~git_lacunari.front_door.default_board`). None: not a
+        PostgreSQL board, or the URL chooses its schema."""
         from .errors import InvalidInput
+        from .front_door import default_board
         from .store import is_postgres_url, validate_board
 
         repo = self.repo
@@ -58,12 +61,11 @@ class Session:
             return None
         if repo.get("lac.board") and repo.get("lac.url") == url:
             return repo.get("lac.board")
-        root = repo.root_commit()
-        if root is None:
+        if repo.root_commit() is None:
             raise InvalidInput(
                 "this repository has no commit yet: name its board with --board NAME"
             )
-        return "lac_" + root[:12]
+        return default_board(repo)[0]
 
     @property
     def identity(self) -> Identity:

@@ -634,6 +634,7 @@ PURE = {
     "lac_covers",
     "lac_created_now",
     "lac_default_stale",
+    "lac_folds",
     "lac_has",
     "lac_index_key",
     "lac_invalid",

@@ -228,6 +228,19 @@ REFUSALS: dict[str, Schema] = {
 }
 
 
+DOCTOR_CHECK: Schema = {
+    "type": "object",
+    "properties": {
+        "check": STR,
+        "verdict": {"type": "string", "enum": ["ok", "warn", "fail"]},
+        "says": STR,
+        "facts": ANY_OBJECT,
+    },
+    "required": ["check", "verdict", "says", "facts"],
+    "additionalProperties": False,
+}
+
+
 def success(**data: Schema) -> Schema:
     return obj(ok={"type": "boolean", "const": True}, **data)
 
@@ -248,7 +261,15 @@ def error(kind: str) -> Schema:
 
 
 SUCCESS: dict[str, Schema] = {
-    "init": success(url=STR, board=nullable(STR), dialect=STR, schema_version=INT, stale_after=NUM),
+    "init": success(
+        url=STR,
+        board=nullable(STR),
+        dialect=STR,
+        schema_version=INT,
+        stale_after=NUM,
+        shared=nullable(STR),
+        case=nullable(STR),
+    ),
     "boards": success(boards=array(STR), current=nullable(STR)),
     "whoami": success(
         agent=STR,
@@ -277,6 +298,9 @@ SUCCESS: dict[str, Schema] = {
     "guard pre-merge-commit": success(**GUARD),
     "guard pre-receive": success(**GUARD, pusher=nullable(STR)),
     "hooks install": success(hooks=array(HOOK_CHANGE)),
+    # `git lac doctor`: one object per check; its facts differ per check.
+    "doctor": success(checks=array(DOCTOR_CHECK)),
+    "doctor unhealthy": unfinished(checks=array(DOCTOR_CHECK)),
     "hooks uninstall": success(hooks=array(HOOK_CHANGE)),
     # `hooks install|uninstall --agent NAME`: a harness's project settings (issue 23).
     "hooks install --agent": success(agents=array(obj(harness=STR, path=STR, action=STR))),
@@ -485,7 +509,9 @@ def test_every_command_json_matches_its_documented_shape(
     finally:
         sys.stdin = stdin
 
+    seen(S["doctor unhealthy"], 1, "doctor")  # no hooks yet
     seen(S["hooks install"], 0, "hooks", "install")
+    seen(S["doctor"], 0, "doctor")
     seen(S["hooks uninstall"], 0, "hooks", "uninstall")
     seen(S["hooks install --agent"], 0, "hooks", "install", "--agent", "claude-code")
     seen(S["hooks install --agent"], 0, "hooks", "uninstall", "--agent", "claude-code")

@@ -177,9 +177,13 @@ def test_a_merge_commits_own_change_is_refused(server: Server, lac: Lac) -> None
 # --- what passes ---------------------------------------------------------------------
 
 
-def test_carrying_in_history_the_server_has_passes(server: Server, lac: Lac) -> None:
+def test_carrying_in_a_held_change_the_server_has_moves_the_branch(
+    server: Server, lac: Lac
+) -> None:
     """A feature branch that changed the path was pushed before the lock; a
-    clean merge of it into main only carries that change in."""
+    clean merge of it into main brings no new change of its own, but main's
+    copy of the held path changes: judged by main's old and new trees
+    (the holder may; nobody else). The same history under a new name passes."""
     repo = server.client
     base = head(repo)
     git(repo, "checkout", "-q", "-b", "feature")
@@ -191,7 +195,12 @@ def test_carrying_in_history_the_server_has_passes(server: Server, lac: Lac) -> 
     merge = head(repo)
     assert git(repo, "rev-list", "--parents", "-1", "HEAD").split()[1:] != [base]
     assert lac("lock", "core/auth.py", "--as", "dana").code == 0
-    pushed = server.push("main", "-o", "lac.agent=erin")
+    assert_refused(
+        server.push("main", "-o", "lac.agent=erin"),
+        "refs/heads/main (ref update) core/auth.py  held by dana",
+    )
+    assert server.has("main") == base
+    pushed = server.push("main", "-o", "lac.agent=dana")
     assert pushed.code == 0, pushed.err
     assert server.has("main") == merge
     # The same history under a new name: nothing new at all.

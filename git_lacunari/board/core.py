@@ -46,6 +46,10 @@ class Page(Generic[T]):
     more_exact: bool = True
 
 
+CASE_SETTING = "case"
+CASE_RULES = ("fold", "exact")
+
+
 class BoardCore:
     """The constructor every part shares, and the helpers they all use."""
 
@@ -63,7 +67,8 @@ class BoardCore:
         self.agent = identity.name
         self.instance = identity.instance  # where we run: claims and locks are held here
         self.prefix = prefix
-        self.ignorecase = ignorecase
+        self._clone_ignorecase = ignorecase  # core.ignorecase: only when the board has no rule
+        self._case_rule: str | None = None  # read once: fold, exact, or "" (none recorded)
         self.blob_ids = blob_ids
         # Merged into every event this Board records: who acted, where the
         # agent is a service (`git lac serve` records the person on its page).
@@ -71,6 +76,36 @@ class BoardCore:
         self._agent_recorded = False
         self._granted_new = False  # set by each grant (grants.py)
         self._last_sweep = float("-inf")
+
+    # --- the case rule --------------------------------------------------------
+
+    @property
+    def case_rule(self) -> str | None:
+        """The board's case rule (``fold``: case variants of a path are one
+        path; ``exact``), recorded by ``git lac init``; None on a board made
+        without one (it then follows each clone's ``core.ignorecase``)."""
+        if self._case_rule is None:
+            row = self.store.one("get_setting", name=CASE_SETTING)
+            value = str(row["value"]) if row else ""
+            self._case_rule = value if value in CASE_RULES else ""
+        return self._case_rule or None
+
+    @property
+    def ignorecase(self) -> bool:
+        """Do case variants of a path name one path? The board decides
+        (:attr:`case_rule`), so that clones with different
+        ``core.ignorecase`` contend for one path; else this clone's setting."""
+        rule = self.case_rule
+        return self._clone_ignorecase if rule is None else rule == "fold"
+
+    @ignorecase.setter
+    def ignorecase(self, value: bool) -> None:
+        self._clone_ignorecase = value
+
+    def set_case_rule(self, rule: str) -> None:
+        with self.store.write():
+            self.store.run("set_setting", name=CASE_SETTING, value=rule)
+        self._case_rule = rule
 
     # --- helpers ------------------------------------------------------------
 

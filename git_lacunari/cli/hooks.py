@@ -29,18 +29,30 @@ def hooks() -> None:
     is_flag=True,
     help="Install into a core.hooksPath from the global or system config (every repository).",
 )
+@click.option(
+    "--deny-non-fast-forwards",
+    "deny_rewinds",
+    is_flag=True,
+    help="With --server: also set receive.denyNonFastForwards (git refuses every rewind).",
+)
 @common
 def hooks_install(
-    session: Session, as_json: bool, force: bool, server: bool, global_ok: bool
+    session: Session,
+    as_json: bool,
+    force: bool,
+    server: bool,
+    global_ok: bool,
+    deny_rewinds: bool,
 ) -> Result:
     """Write the guard hooks into the repository's hooks directory.
 
     The common hooks directory covers every linked worktree; core.hooksPath is
     honoured. A hook already there is kept as NAME.legacy and still runs first.
     Installing twice changes nothing. With --server: pre-receive, and
-    receive.advertisePushOptions for `git push -o lac.agent=NAME`.
+    receive.advertisePushOptions for `git push -o lac.agent=NAME`; on a
+    PostgreSQL board it records the board that judges pushes as lac.board.
     """
-    return verbs.install(session, force, server, global_ok)
+    return verbs.install(session, force, server, global_ok, deny_rewinds)
 
 
 @hooks.command("uninstall", context_settings=CONTEXT)

@@ -18,6 +18,7 @@ COMMANDS = {
     "check": "locks:check",
     "claim": "claims:claim",
     "completion": "completion:completion",
+    "doctor": "doctor:doctor",
     "done": "claims:done",
     "drain": "liveness:drain",
     "guard": "guard:guard",

@@ -23,6 +23,17 @@ from .options import CONTEXT, common
     metavar="NAME",
     help="With --url: this project's board in the database (default: from the root commit).",
 )
+@click.option(
+    "--share",
+    is_flag=True,
+    help="Write the board's name to .lacconfig and stage it, for clones and the server.",
+)
+@click.option(
+    "--case",
+    type=click.Choice(["fold", "exact"]),
+    help="The board's case rule: fold (README and readme are one path; "
+    "a new PostgreSQL board's default) or exact.",
+)
 @common
 def init(
     session: Session,
@@ -30,6 +41,8 @@ def init(
     url: str | None,
     stale_after: str | None,
     board_name: str | None,
+    share: bool,
+    case: str | None,
 ) -> Result:
     """Create or migrate the board; with --url, record it as lac.url (and the
     board as lac.board).
@@ -39,8 +52,10 @@ def init(
     name comes from the repository's root commit, which every clone shares.
     A URL carrying a password is refused: use PGPASSWORD, ~/.pgpass or a
     service file. Idempotent: running it again on a current board changes nothing.
+    With --share the board's name (never the URL) goes into a committed
+    .lacconfig, where shallow clones and the server's guard find it.
     """
-    return setup.init(session, url, stale_after, board_name)
+    return setup.init(session, url, stale_after, board_name, share, case)
 
 
 @click.command("boards", context_settings=CONTEXT)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..edge import Result
@@ -11,6 +12,7 @@ from ..session import Session
 
 if TYPE_CHECKING:
     from ..hooks import HookChange
+    from ..repo import Repo
 
 
 def _changed(changes: Sequence[HookChange]) -> Result:
@@ -20,13 +22,22 @@ def _changed(changes: Sequence[HookChange]) -> Result:
     )
 
 
-def install(session: Session, force: bool, server: bool, global_ok: bool) -> Result:
+def install(
+    session: Session, force: bool, server: bool, global_ok: bool, deny_rewinds: bool = False
+) -> Result:
     from ..hooks import install as install_hooks
     from ..hooks import install_server, shared_hooks_path
     from ..repo import discover_git_dir
 
+    if deny_rewinds and not server:
+        raise InvalidInput("--deny-non-fast-forwards is for a server: add --server")
     if server:
-        return _changed(install_server(discover_git_dir(), force=force))
+        repo = discover_git_dir()
+        done = _changed(install_server(repo, force=force))
+        if deny_rewinds:
+            repo.set_config("receive.denyNonFastForwards", "true")
+            done = replace(done, human=f"{done.human}\nreceive.denyNonFastForwards: true")
+        return _with_pinned_board(repo, done)
     shared = shared_hooks_path(session.repo)
     if shared is not None and not global_ok:
         raise InvalidInput(
@@ -36,6 +47,39 @@ def install(session: Session, force: bool, server: bool, global_ok: bool) -> Res
             "give --global-hooks-path to do that"
         )
     return _changed(install_hooks(session.repo, force=force))
+
+
+def _with_pinned_board(repo: Repo, done: Result) -> Result:
+    """On a PostgreSQL server: record the board that judges pushes as the
+    server's own ``lac.board``, so that no later push can move it (a new
+    ``.lacconfig``, another root). Nothing to record when the server's config
+    already names it, or its URL's search_path chooses it."""
+    from ..errors import BoardUnknown
+    from ..front_door import resolve_board
+    from ..store import is_postgres_url
+
+    url = repo.get("lac.url")
+    if not (url and is_postgres_url(url)):
+        return done
+    try:
+        chosen = resolve_board(repo, url=url)
+    except BoardUnknown as exc:
+        return replace(
+            done,
+            data={**done.data, "board": None},
+            warnings=[
+                f"git lac: the board that judges pushes is not known yet: {exc.message}; "
+                "until it is, every push that changes a file is refused"
+            ],
+        )
+    pinned = chosen.source not in ("git config lac.board", "the URL's search_path")
+    if pinned and chosen.board is not None:
+        repo.set_config("lac.board", chosen.board)
+    line = f"board: {chosen.where.removeprefix('board ')} ({chosen.source})" + (
+        ", recorded as lac.board" if pinned else ""
+    )
+    board = {"board": chosen.board, "source": chosen.source, "recorded": pinned}
+    return replace(done, data={**done.data, "board": board}, human=f"{done.human}\n{line}")
 
 
 def uninstall(session: Session, server: bool) -> Result:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from ..durations import format_duration
 from ..edge import Result
 from ..errors import InvalidInput
@@ -26,7 +28,12 @@ def check_url(url: str) -> None:
 
 
 def init(
-    session: Session, url: str | None, stale_after: str | None, board_name: str | None
+    session: Session,
+    url: str | None,
+    stale_after: str | None,
+    board_name: str | None,
+    share: bool = False,
+    case: str | None = None,
 ) -> Result:
     from ..store import is_postgres_url, redact, refuse_password
     from ..team import refresh
@@ -38,15 +45,38 @@ def init(
         check_url(url)
         refuse_password(url)
     chosen = session.choose_board(url, board_name)
+    if share and chosen is None:
+        raise InvalidInput(
+            "--share records a PostgreSQL board's name in .lacconfig: give --url "
+            "postgresql://... (whose URL does not set its own search_path)"
+        )
     board = session.board(create=True, url=url, touch=False, name=chosen, act=False)
     refresh(board.store)  # a team board: what a migration added gets the team's rules
     if stale is not None:
         board.set_default_stale_after(stale)
+    if case is not None and case != board.case_rule:
+        board.set_case_rule(case)
+    elif case is None and board.case_rule is None and board.store.dialect == "postgres":
+        # A board clones share: it, not each clone's core.ignorecase, says
+        # whether README and readme are one path. Folding is the safe side:
+        # at worst a case-sensitive clone waits for a variant it did not need.
+        # On a team board only an admin records it: an agent's init leaves it.
+        from ..errors import NotPermitted
+
+        with contextlib.suppress(NotPermitted):
+            board.set_case_rule("fold")
     version = board.store.schema_version()
     if url is not None:
         session.repo.set_config("lac.url", url)
     if chosen is not None:
         session.repo.set_config("lac.board", chosen)
+    shared = _share(session, chosen) if share and chosen is not None else None
+    human = (
+        f"board ready: {redact(board.store.url)} (schema version {version}, claims stale after "
+        f"{format_duration(board.default_stale_after())})"
+    )
+    if shared is not None:
+        human += f"\n{shared}: lac.board = {chosen}, staged; commit and push it"
     return Result(
         {
             "url": redact(board.store.url),
@@ -54,10 +84,25 @@ def init(
             "dialect": board.store.dialect,
             "schema_version": version,
             "stale_after": board.default_stale_after(),
+            "shared": shared,
+            "case": board.case_rule,
         },
-        f"board ready: {redact(board.store.url)} (schema version {version}, claims stale after "
-        f"{format_duration(board.default_stale_after())})",
+        human,
     )
+
+
+def _share(session: Session, board: str) -> str:
+    """Write ``lac.board`` into the work tree's ``.lacconfig`` and stage it: once
+    committed, every clone (a shallow one too) and the server find the board
+    there (README, "Which board"). Only the name: never the URL."""
+    from ..front_door import SHARED_FILE
+    from ..repo import git
+
+    repo = session.repo
+    path = repo.toplevel / SHARED_FILE
+    git("config", "--file", str(path), "lac.board", board, cwd=repo.toplevel)
+    git("add", "--", SHARED_FILE, cwd=repo.toplevel)
+    return SHARED_FILE
 
 
 def boards(session: Session) -> Result:

@@ -266,17 +266,93 @@ def parse_receive_lines(text: str) -> list[ReceivedRef]:
     return refs
 
 
+UPDATE = "(ref update)"  # a ref's move, blamed as a whole (a plan's commit column)
+
+
+def _peeled(repo: Repo, oid: str) -> str | None:
+    """The commit ``oid`` names (a tag peeled), or None (a tag of a tree or blob)."""
+    try:
+        out = git("rev-parse", "--verify", "-q", f"{oid}^{{commit}}", cwd=repo.toplevel)
+    except CannotWorkHere:
+        return None
+    return out.decode().strip()
+
+
+def tree_changes(repo: Repo, old: str, new: str) -> list[str]:
+    """Every path whose content or mode differs between two commits' trees:
+    what a ref's move from ``old`` to ``new`` changes, in either direction
+    (forward, back to an older commit, to an unrelated one)."""
+    out = git(
+        "diff-tree",
+        "-r",
+        "-z",
+        "--name-only",
+        "--no-renames",
+        "--no-ext-diff",
+        old,
+        new,
+        "--",
+        cwd=repo.toplevel,
+    )
+    return split_z(out)
+
+
+def _head_branch(repo: Repo) -> tuple[str, str | None] | None:
+    """The server's HEAD branch and its tip (None: unborn), or None (detached)."""
+    try:
+        name = git("symbolic-ref", "-q", "HEAD", cwd=repo.toplevel).decode().strip()
+    except CannotWorkHere:
+        return None
+    return name, _peeled(repo, name)
+
+
 def receive_plan(repo: Repo, refs: Sequence[ReceivedRef]) -> Plan:
-    """Only the commits the server does not have yet. While pre-receive runs
-    the pushed objects sit in git's quarantine, visible to git commands, and
-    no ref has moved: ``--not --all`` is exactly what was there before."""
+    """What a push changes, ref by ref (README, "Guarding the server"):
+
+    - the commits the server does not have yet, each with its own changes.
+      While pre-receive runs the pushed objects sit in git's quarantine,
+      visible to git commands, and no ref has moved: ``--not --all`` is
+      exactly what was there before;
+    - for a ref that moves, every path whose content differs between its old
+      tip and its new one and that no new commit of that ref already accounts
+      for: a rewind, a reset, a force-push to an unrelated commit, or history
+      carried in from another branch of the server, blamed on :data:`UPDATE`;
+    - a new branch, against the server's HEAD branch (what the destination
+      already has): a branch made again at an old commit is judged as a rewind;
+    - the deletion of the HEAD branch, as a move to nothing: every path it has.
+
+    Other deletions, and new tags, change no branch anyone builds on."""
     tips: list[tuple[str, str]] = []
+    moves: list[tuple[str, str, str | None]] = []
+    head = _head_branch(repo)
     for ref in refs:
+        old = None if is_zero(ref.old) else _peeled(repo, ref.old)
         if is_zero(ref.new):  # a deletion pushes no commit
+            if head is not None and ref.ref == head[0] and old is not None:
+                moves.append((ref.ref, old, None))
             continue
-        try:
-            tip = git("rev-parse", "--verify", "-q", f"{ref.new}^{{commit}}", cwd=repo.toplevel)
-        except CannotWorkHere:  # a tag of a tree or a blob: no commits
+        tip = _peeled(repo, ref.new)
+        if tip is None:  # a tag of a tree or a blob: no commits
             continue
-        tips.append((ref.ref, tip.decode().strip()))
-    return plan_of(repo, tips, ["--all"])
+        tips.append((ref.ref, tip))
+        new_branch = is_zero(ref.old) and ref.ref.startswith("refs/heads/")
+        if new_branch and head is not None and head[0] != ref.ref:
+            old = head[1]  # judged against the server's HEAD branch
+        if old is not None and old != tip:
+            moves.append((ref.ref, old, tip))
+    plan = plan_of(repo, tips, ["--all"])
+    blamed: dict[str, set[str]] = {}
+    for ref_name, _commit, changed in plan:
+        blamed.setdefault(ref_name, set()).update(changed)
+    for ref_name, old, tip in moves:
+        changed = tree_changes(repo, old, tip) if tip else tree_paths(repo, old)
+        rest = sorted(set(changed) - blamed.get(ref_name, set()))
+        if rest:
+            plan.append((ref_name, UPDATE, rest))
+    return plan
+
+
+def tree_paths(repo: Repo, commit: str) -> list[str]:
+    """Every path of a commit's tree (what deleting a branch at it takes away)."""
+    out = git("ls-tree", "-r", "-z", "--name-only", "--full-tree", commit, cwd=repo.toplevel)
+    return split_z(out)

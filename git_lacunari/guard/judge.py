@@ -10,15 +10,17 @@ import functools
 import os
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..board import Board
 from ..errors import BoardUnreachable, CannotWorkHere, InvalidInput
 from ..identity import Identity
 from ..model import Conflict
-from ..repo import Repo, discover_git_dir
+from ..repo import Repo, discover_git_dir, git
 from ..session import Session
 from .changes import (
     Plan,
+    ReceivedRef,
     already_there,
     framework_plan,
     is_zero,
@@ -41,6 +43,9 @@ from .policy import (
     trouble_policy,
 )
 from .verdict import HOOK_OF, WHAT_OF, Decision, Verdict
+
+if TYPE_CHECKING:
+    from ..front_door import BoardChoice
 
 
 def _offline(repo: Repo, what: str, exc: CannotWorkHere) -> Verdict:
@@ -165,26 +170,80 @@ def _blame(plan: Plan, holdings: list[Conflict]) -> list[Conflict]:
 
 
 def open_server_board(repo: Repo, pusher: Pusher) -> Board:
-    """The board the server's config names, never created by the hook."""
+    """The board the server's config names (:func:`server_board`), never
+    created by the hook."""
     from ..front_door import open_board
 
-    url = repo.get("lac.url")
-    try:
-        require_existing_board(repo, url)
-    except NoBoard:  # a server that guards must say where its board is: fail closed
-        raise BoardUnreachable(
-            f"cannot reach the board: no lac.url and no board in {repo.common_dir}"
-        ) from None
+    chosen = server_board(repo)
     identity = Identity(pusher.name or "", pusher.source, (), "none")
-    # As before: the URL alone (no lac.board), as the pusher, unchecked by team mode.
+    # As the pusher, unchecked by team mode.
     return open_board(
         repo,
         identity=identity,
-        url=url,
+        url=chosen.url,
+        board=chosen.board,
         timeout=repo.get("lac.timeout"),
         act=False,
         from_config=False,
     )
+
+
+def server_board(repo: Repo) -> BoardChoice:
+    """Which board judges a push: :func:`~git_lacunari.front_door.resolve_board`
+    as it stands before the push (``lac.board`` of the server's own config,
+    the URL's search_path, the ``.lacconfig`` at the server's HEAD, its root
+    commit). A server that guards must say where its board is: fail closed."""
+    from ..front_door import resolve_board
+
+    url = repo.get("lac.url")
+    try:
+        require_existing_board(repo, url)
+    except NoBoard:
+        raise BoardUnreachable(
+            f"cannot reach the board: no lac.url and no board in {repo.common_dir}"
+        ) from None
+    return resolve_board(repo, url=url)
+
+
+def check_board_kept(repo: Repo, refs: list[ReceivedRef]) -> None:
+    """A push may not choose the board that judges the pushes after it.
+
+    When the server's own config does not name its board (``lac.board``, or a
+    URL that sets its search_path), the board comes from its HEAD branch: the
+    ``.lacconfig`` committed there, else its root commit. A push that would
+    change that answer (a new ``.lacconfig``, a history with another root) is
+    refused: the server's administrator names the board first."""
+    from ..errors import BoardUnknown
+    from ..front_door import default_board, resolve_board
+    from ..store import is_postgres_url
+
+    url = repo.get("lac.url")
+    if not (url and is_postgres_url(url)) or repo.get("lac.board"):
+        return
+    try:
+        head_ref = git("symbolic-ref", "-q", "HEAD", cwd=repo.toplevel).decode().strip()
+    except CannotWorkHere:  # a detached HEAD: no branch decides
+        return
+    for ref in refs:
+        if ref.ref != head_ref or is_zero(ref.new):
+            continue
+        try:
+            current = resolve_board(repo, url=url)
+        except BoardUnknown:
+            return  # judged as unknown (refused) by the guard itself
+        if current.board is None:  # the URL's search_path chooses: no push can change it
+            return
+        try:
+            after, _ = default_board(repo, ref.new)
+        except (BoardUnknown, CannotWorkHere):
+            after = None
+        if after != current.board:
+            raise InvalidInput(
+                f"this push changes which board guards this repository ({current.board} -> "
+                f"{after or 'none'}, from {ref.ref}'s .lacconfig or root commit), and a push "
+                "may not choose its own judge: the server's administrator sets "
+                "`git config lac.board NAME` in the server repository first"
+            )
 
 
 def judge_receive(
@@ -196,6 +255,7 @@ def judge_receive(
     """Judge a whole push as the server receives it."""
     refs = parse_receive_lines(stdin_text)  # every line first: one refusal rejects them all
     pusher = server_pusher(repo, env)
+    check_board_kept(repo, refs)
     plan = receive_plan(repo, refs)
     changed = sorted({p for _, _, ps in plan for p in ps})
     if not changed:

@@ -76,6 +76,10 @@ class Store(Protocol):
 
     def schema_version(self) -> int | None: ...
 
+    def default_isolation(self) -> str | None:
+        """The isolation level a caller that sets none gets on this board's
+        database (PostgreSQL; None on SQLite, whose writes begin IMMEDIATE)."""
+
     def close(self) -> None: ...
 
 
@@ -166,3 +170,23 @@ def open_store(
     from .sqlite import open_board, sqlite_path
 
     return open_board(sqlite_path(url, common_dir), seconds)
+
+
+def open_existing(
+    url: str | None, common_dir: Path, *, timeout: str | None = None, board: str | None = None
+) -> Store | None:
+    """The board as it is, for looking at (``git lac doctor``): never created,
+    never migrated. None: no embedded board file (nothing to open)."""
+    from .base import resolve_timeout
+
+    seconds = resolve_timeout(timeout)
+    if url and is_postgres_url(url):
+        from .postgres import PostgresStore
+
+        return PostgresStore(url, seconds, validate_board(board) if board else None)
+    from .sqlite import SqliteStore, sqlite_path
+
+    path = sqlite_path(url, common_dir)
+    if not path.is_file():
+        return None
+    return SqliteStore(path, seconds)

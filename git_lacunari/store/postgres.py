@@ -308,6 +308,27 @@ class PostgresStore(StoreBase):
         this side: the password itself never reaches the server or a log."""
         return self.conn.pgconn.encrypt_password(secret.encode(), role.encode()).decode()
 
+    def default_isolation(self) -> str | None:
+        """On a connection of its own with nothing of ours set: what psql, a
+        script or another tool gets (the server's, database's, role's or
+        PGOPTIONS' default)."""
+        try:
+            with psycopg.connect(
+                self.url,
+                autocommit=True,
+                row_factory=dict_row,
+                connect_timeout=max(2, math.ceil(self.timeout)),
+            ) as conn:
+                row = conn.execute(pg_queries()["default_isolation"]).fetchone()
+        except psycopg.Error as exc:
+            error = classify(exc, self.url, self.timeout, None)
+            if error is None:
+                raise BoardUnreachable(
+                    f"cannot reach the board at {redact(self.url)}: {_first_line(exc)}"
+                ) from None
+            raise error from None
+        return str(row["level"]) if row else None
+
     def boards(self) -> list[Row]:
         """Every board of this database: each schema holding a board."""
         return self.all("list_boards")

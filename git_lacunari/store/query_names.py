@@ -24,6 +24,7 @@ QueryName = Literal[
     "covering_locks",
     "create_board_ddl",
     "current_board",
+    "default_isolation",
     "delete_agent_lock",
     "delete_dep",
     "delete_pattern_locks",

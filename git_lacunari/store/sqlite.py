@@ -148,6 +148,10 @@ class SqliteStore(StoreBase):
                 return False
             time.sleep(min(left, CHANGE_POLL_S))
 
+    def default_isolation(self) -> str | None:
+        row = self.one("default_isolation")
+        return None if row is None or row["level"] is None else str(row["level"])
+
     def close(self) -> None:
         self.conn.close()
 

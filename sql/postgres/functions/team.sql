@@ -84,6 +84,13 @@ CREATE OR REPLACE FUNCTION lac_default_stale() RETURNS double precision
                       WHERE s.name = 'stale_after'), 1800.0)
     $$;
 
+-- The board's case rule (0010: `git lac init` records 'case' = fold or exact):
+-- does a grant fold case when it compares patterns? A board without one
+-- compares exactly, as before.
+CREATE OR REPLACE FUNCTION lac_folds() RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ SELECT coalesce((SELECT s.value = 'fold' FROM lac_settings s WHERE s.name = 'case'), false) $$;
+
 CREATE OR REPLACE FUNCTION lac_require_free(p_agent text, p_instance text, p_pattern text, p_mode text,
                                  p_except bigint) RETURNS void
     LANGUAGE plpgsql
@@ -93,9 +100,11 @@ DECLARE
     w text := rtrim(p_pattern, '/');
     k text := lac_index_key(p_pattern);
     names text[];
+    folds boolean := lac_folds();
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('lac_locks:' || current_schema()));
-    IF p_pattern !~ '[*?[\\]' THEN
+    -- Folding, a literal path is looked up by its casefolded key like a glob.
+    IF p_pattern !~ '[*?[\\]' AND NOT folds THEN
         -- 'a/b/c.py' meets plain a, a/, a/b, a/b/, a/b/c.py, a/b/c.py/ and all below it
         names := ARRAY(SELECT n FROM generate_series(1, length(w) + 1) AS i,
                                      LATERAL unnest(ARRAY[left(w, i - 1), left(w, i - 1) || '/']) AS n
@@ -123,7 +132,7 @@ BEGIN
            AND l.id IS DISTINCT FROM p_except
            AND NOT (l.agent = p_agent AND l.instance IS NOT DISTINCT FROM p_instance)
            AND (l.mode = 'w' OR p_mode = 'w')
-           AND lac_overlap(l.pattern, p_pattern, false)
+           AND lac_overlap(l.pattern, p_pattern, folds)
          LIMIT 1;
     END IF;
     IF FOUND THEN

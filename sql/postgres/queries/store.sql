@@ -102,6 +102,11 @@ SELECT n.nspname AS board
  WHERE to_regclass(format('%I.lac_schema_version', n.nspname)) IS NOT NULL
  ORDER BY n.nspname
 
+-- name: default_isolation
+-- What a caller that sets nothing gets (`git lac doctor`), on a plain
+-- connection: the server's, database's, role's or PGOPTIONS' default.
+SELECT current_setting('default_transaction_isolation') AS level
+
 -- name: current_board
 SELECT current_schema() AS board
 

@@ -76,6 +76,11 @@ SELECT NULL AS ddl
 -- The embedded board is one file per repository: it is the only one.
 SELECT 'main' AS board
 
+-- name: default_isolation
+-- What a caller that sets nothing gets (PostgreSQL: `git lac doctor`). SQLite:
+-- none to report, every write begins IMMEDIATE.
+SELECT NULL AS level
+
 -- name: current_board
 SELECT 'main' AS board
 

@@ -1,0 +1,3 @@
+-- 0010: the board's case rule (lac_settings 'case': fold or exact), recorded
+-- by `git lac init` and read by the board's Python grant; nothing changes in
+-- an embedded board's schema (PostgreSQL's grant function reads it too).

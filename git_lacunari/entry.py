@@ -89,6 +89,24 @@ def _edit_call(argv: list[str]) -> tuple[str | None] | None:
     return None
 
 
+def _after(hook: str) -> int:
+    """The hooks that run after the fact (landing, issue 25): never refuse."""
+    from .edge import run
+    from .guard import after
+
+    if hook == "post-receive":
+        from .guard.judge import read_stdin
+
+        text = read_stdin()
+        run(lambda: after.post_receive(text), as_json=False)
+        return 0
+    from .session import Session
+
+    with Session(None) as session:
+        run(lambda: after.post_commit(session), as_json=False)
+    return 0
+
+
 def main() -> None:
     argv = sys.argv[1:]
     if argv == ["guard", "edit-helper"]:  # started by the edit hook itself
@@ -100,6 +118,8 @@ def main() -> None:
         from .edit_guard import main as guard_edit
 
         sys.exit(guard_edit(edit[0]))
+    if argv in (["guard", "post-commit"], ["guard", "post-receive"]):
+        sys.exit(_after(argv[1]))
     hook = _hook_call(argv)
     fast = _reconcile_call(argv) if hook is None else None
     if fast is not None:

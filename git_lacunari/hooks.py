@@ -20,8 +20,8 @@ from .errors import CannotWorkHere, HookConflict
 from .repo import Repo, git
 from .shipped import shipped
 
-HOOK_NAMES = ("pre-commit", "pre-push", "pre-merge-commit")
-SERVER_HOOK_NAMES = ("pre-receive",)
+HOOK_NAMES = ("pre-commit", "pre-push", "pre-merge-commit", "post-commit")
+SERVER_HOOK_NAMES = ("pre-receive", "post-receive")
 MARKER = "# git-lacunari guard hook"
 TEMPLATES = shipped("hooks")
 
@@ -57,6 +57,9 @@ TRAITS = {
     "pre-merge-commit": ("client", "args"),
     "pre-push": ("client", "stdin"),  # reads the refs being pushed on stdin
     "pre-receive": ("server", "stdin"),  # runs on the server; fails closed
+    # After the fact (issue 25, landing): they never refuse.
+    "post-commit": ("after", "args"),  # tells the board where the claims' branches stand
+    "post-receive": ("after", "stdin"),  # the server settles what a push landed
 }
 WHAT = {"pre-commit": "commit", "pre-merge-commit": "merge", "pre-push": "push"}
 TAGGED = re.compile(r"\[([a-z][a-z-]*(?: [a-z][a-z-]*)*)\](.*)", re.DOTALL)
@@ -143,13 +146,14 @@ def uninstall(repo: Repo, *, names: tuple[str, ...] = HOOK_NAMES) -> list[HookCh
     return changes
 
 
-# --- a server: the pre-receive guard ---------------------------------------------
+# --- a server: the pre-receive guard and the post-receive landing ----------------
 
 
 def install_server(
     repo: Repo, *, force: bool = False, executable: str | None = None
 ) -> list[HookChange]:
-    """The pre-receive guard, chaining a pre-receive hook already there, and
+    """The pre-receive guard and the post-receive landing check, chaining any
+    hook already there, and
     ``receive.advertisePushOptions`` so that ``git push -o lac.agent=NAME`` reaches it."""
     changes = install(repo, force=force, executable=executable, names=SERVER_HOOK_NAMES)
     git("config", "receive.advertisePushOptions", "true", cwd=repo.toplevel)

@@ -22,11 +22,18 @@ holder is silent for the board's landing period.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .errors import CannotWorkHere
-from .repo import git
+from .errors import CannotWorkHere, InvalidInput
+from .model import Task
+from .repo import Repo, git
+
+if TYPE_CHECKING:
+    from .board import Board
 
 TRAILER = "Lac-Task"
 
@@ -92,3 +99,157 @@ def landed(cwd: Path, target: str, tip: str, task_id: int) -> LandedBy | None:
     if _named_by_trailer(cwd, tip_id, target_id, task_id):
         return LandedBy.SQUASHED
     return None
+
+
+# --- where the work should land, and where each claim stands ------------------
+
+# Tried in this order when lac.target is not set: the remote's default branch
+# (origin/HEAD, which `git clone` records), its main or master, then the local
+# main or master (a repository without a remote).
+DEFAULT_TARGETS = (
+    "refs/remotes/origin/HEAD",
+    "refs/remotes/origin/main",
+    "refs/remotes/origin/master",
+    "refs/heads/main",
+    "refs/heads/master",
+)
+
+
+def destination(repo: Repo) -> str | None:
+    """The destination here: ``lac.target`` (refused when it names no commit
+    here: a setting that is wrong is said, never guessed around), else the
+    first of :data:`DEFAULT_TARGETS` that exists; in a bare repository (a
+    server) ``lac.target`` as a branch, else its HEAD, main or master. None:
+    there is none."""
+    configured = repo.get("lac.target")
+    if configured:
+        for name in (configured, f"refs/heads/{configured}"):
+            if commit_id(repo.toplevel, name) is not None:
+                return name
+        raise InvalidInput(
+            f"lac.target {configured[:200]!r} names no commit in this repository "
+            "(`git config lac.target BRANCH`, e.g. origin/main)"
+        )
+    bare = repo.toplevel == repo.git_dir
+    candidates = ("HEAD", "refs/heads/main", "refs/heads/master") if bare else DEFAULT_TARGETS
+    for name in candidates:
+        if commit_id(repo.toplevel, name) is not None:
+            return short_ref(name)
+    return None
+
+
+def short_ref(name: str) -> str:
+    for prefix in ("refs/remotes/", "refs/heads/"):
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
+
+
+def current_branch(cwd: Path) -> str | None:
+    """The branch checked out here (None: a detached HEAD)."""
+    try:
+        out = git("symbolic-ref", "-q", "--short", "HEAD", cwd=cwd)
+    except CannotWorkHere:
+        return None
+    return out.decode("utf-8", "surrogateescape").strip() or None
+
+
+def where_claims_stand(
+    cwd: Path, claims: Sequence[tuple[int, str | None, str | None]]
+) -> list[tuple[int, str | None, str]]:
+    """For each claim ``(task, branch, tip)`` as recorded: its branch's tip
+    here, or, for a claim that has no branch yet, the current branch's; only
+    those that moved. A branch this clone lacks is left as it was."""
+    here = current_branch(cwd)
+    moved: list[tuple[int, str | None, str]] = []
+    for task, branch, tip in claims:
+        name = branch or here
+        if name is None:
+            continue
+        now = commit_id(cwd, f"refs/heads/{name}")
+        if now is not None and (now != tip or branch is None):
+            moved.append((task, name, now))
+    return moved
+
+
+def track(board: Board, repo: Repo) -> list[int]:
+    """Tell the board where our claims here stand (claim, heartbeat, hooks)."""
+    return board.track(where_claims_stand(repo.toplevel, board.claim_tracks()))
+
+
+# --- done, and the checks that settle a landing -----------------------------------
+
+
+@dataclass(frozen=True)
+class Finished:
+    """What ``done`` did: ``task`` is done (``how`` it already was in the
+    destination, or None when checked no destination), or landing."""
+
+    task: Task
+    destination: str | None
+    how: LandedBy | None
+    landing: bool
+
+
+def finish(board: Board, repo: Repo, task_id: int) -> Finished:
+    """``done`` without ``--now``: done when the claim's work is in the
+    destination (or there is no destination to wait for), else landing."""
+    dest = destination(repo)
+    mine = {t: (b, tip) for t, b, tip in board.claim_tracks()}
+    if dest is None or task_id not in mine:  # no destination; or done refuses it, as before
+        return Finished(board.done(task_id), dest, None, False)
+    branch, recorded = mine[task_id]
+    branch = branch or current_branch(repo.toplevel)
+    tip = (commit_id(repo.toplevel, f"refs/heads/{branch}") if branch else None) or recorded
+    if tip is None:
+        tip = commit_id(repo.toplevel, "HEAD")
+    if tip is None:  # no commit at all: nothing to land
+        return Finished(board.done(task_id), dest, None, False)
+    how = landed(repo.toplevel, dest, tip, task_id)
+    if how is not None:
+        return Finished(board.done(task_id), dest, how, False)
+    return Finished(board.land(task_id, branch=branch, tip=tip), dest, None, True)
+
+
+@dataclass(frozen=True)
+class Settled:
+    task: Task
+    how: LandedBy
+
+
+def settle(board: Board, cwd: Path, dest: str, *, received: Sequence[str] = ()) -> list[Settled]:
+    """Every landing claim whose work is in ``dest`` here: done, locks freed.
+    ``received``: commits a push just brought (a server's post-receive): a
+    claim whose tip this repository lacks has landed squashed when one of
+    them names its task in a ``Lac-Task`` trailer."""
+    settled: list[Settled] = []
+    for task in board.landing_claims():
+        if task.tip is None:
+            continue
+        how = landed(cwd, dest, task.tip, task.id)
+        if how is None and received and commit_id(cwd, task.tip) is None:
+            how = LandedBy.SQUASHED if _trailer_in(cwd, received, task.id) else None
+        if how is not None and board.settle_landed(task, how) is not None:
+            settled.append(Settled(task, how))
+    return settled
+
+
+def _trailer_in(cwd: Path, commits: Sequence[str], task_id: int) -> bool:
+    out = git(
+        "log",
+        "--no-walk=unsorted",
+        f"--format=%(trailers:key={TRAILER},valueonly,separator=%x00)%x00",
+        "--stdin",
+        cwd=cwd,
+        input="".join(f"{c}\n" for c in commits).encode(),
+    )
+    wanted = {str(task_id), f"#{task_id}"}
+    return any(value.strip() in wanted for value in out.decode("utf-8", "replace").split("\0"))
+
+
+def fetch_destination(repo: Repo, dest: str) -> None:
+    """``git fetch`` the remote a remote-tracking destination comes from."""
+    remote = dest.split("/", 1)[0]
+    remotes = git("remote", cwd=repo.toplevel).decode().split()
+    if "/" in dest and remote in remotes:
+        git("fetch", "--quiet", remote, cwd=repo.toplevel)

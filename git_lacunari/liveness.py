@@ -77,7 +77,10 @@ def run_keeper(
     stale_after: float | None,
     echo: Echo,
     expired_locks: list[dict[str, object]] | None = None,
+    land: Callable[[], list[str]] | None = None,
 ) -> list[dict[str, object]]:
+    """``land``: settles the landing claims whose work has landed (issue 25)
+    and says which, once per sweep (None: no destination here to look at)."""
     board_stale = board.default_stale_after()
     if stale_after is not None and stale_after < board_stale:
         # Every claim carries its own stale-after: a keeper that expired
@@ -102,6 +105,8 @@ def run_keeper(
                 )
                 expired_all.append(fact)
             _sweep_task_less_locks(board, stale_after, echo, expired_locks)
+            for said in land() if land is not None else ():
+                echo(said)
             if once:
                 return expired_all
             time.sleep(interval)

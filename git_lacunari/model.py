@@ -53,6 +53,8 @@ class EventKind(StrEnum):
     LOCKS_EXPIRED = "locks_expired"  # the keeper returned a silent agent's task-less locks
     TAKEN_OVER = "taken_over"  # the same agent moved its claim to another instance
     SETTING = "setting"  # a board setting changed (PostgreSQL writes it: stale-after, case)
+    LANDING = "landing"  # done, its work not yet in the destination: write locks kept
+    LANDED = "landed"  # its work reached the destination: done, locks freed
 
 
 STATES = tuple(TaskState)
@@ -164,6 +166,19 @@ class Task:
     locks: list[Lock] = field(default_factory=list)
     stale: bool = False  # silent longer than its stale-after (Board.mark_stale)
     instance: str | None = None  # where the owner runs, while claimed
+    branch: str | None = None  # the branch the claim works on (issue 25)
+    tip: str | None = None  # that branch's last commit the board was told of
+    landing_since: float | None = None  # done, waiting for its work to land
+
+    @property
+    def landing(self) -> bool:
+        """Claimed, and done by its holder: its write locks wait for its work
+        to reach the destination (shown as ``landing``)."""
+        return self.state == TaskState.CLAIMED and self.landing_since is not None
+
+    @property
+    def shown_state(self) -> str:
+        return "landing" if self.landing else str(self.state)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Task:
@@ -183,10 +198,14 @@ class Task:
             created_at=float(row["created_at"]),
             created_by=row["created_by"],
             instance=row.get("instance"),
+            branch=row.get("branch"),
+            tip=row.get("tip"),
+            landing_since=row.get("landing_since"),
         )
 
     def to_json(self) -> dict[str, Any]:
         data = dict(self.__dict__)  # a shallow copy, nested records below (see Lock.to_json)
+        data["landing"] = self.landing
         data["needs"] = list(self.needs)
         data["depends_on"] = [dict(d) for d in self.depends_on]
         data["paths"] = [{"pattern": p.pattern, "mode": p.mode} for p in self.paths]

@@ -33,6 +33,9 @@ SHIPPED = {
     "pre-push": "dbbf5c133b060dcd47d265b6fc8b44c21927202fa1e7b1afd03dd42d654a3aea",
     "pre-merge-commit": "52ee27fcbaf7bd942b4514a76ec9173ca657313e1f182b3268940b16c12fe73a",
     "pre-receive": "bd4e7ff44823a689e4025b47d5b994fea236df3c1798e7917a1159d67837dc70",
+    # Issue 25 (landing): the hooks after the fact, new.
+    "post-commit": "daafd10bb3e09148fa387985c953c2848a3a718ad812b1a8fd546b7b0ee604d4",
+    "post-receive": "5db9fb9e8212c3638ff65131652996597783df9928daef6ffe9cff5d11ca031a",
 }
 
 

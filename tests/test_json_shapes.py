@@ -156,6 +156,10 @@ TASK = obj(
     locks=array(LOCK),
     stale=BOOL,
     instance=nullable(STR),
+    branch=nullable(STR),
+    tip=nullable(STR),
+    landing_since=nullable(NUM),
+    landing=BOOL,
 )
 EVENT = obj(
     id=INT,
@@ -269,6 +273,7 @@ SUCCESS: dict[str, Schema] = {
         stale_after=NUM,
         shared=nullable(STR),
         case=nullable(STR),
+        landing_period=NUM,
     ),
     "boards": success(boards=array(STR), current=nullable(STR)),
     "whoami": success(
@@ -287,7 +292,18 @@ SUCCESS: dict[str, Schema] = {
     "log": success(events=array(EVENT), limit=nullable(INT), more=INT, more_exact=BOOL),
     "claim": success(task=TASK, again=BOOL, locks=array(LOCK)),
     "release": success(task=TASK),
-    "done": success(task=TASK, notices=array(NOTICE)),
+    "done": success(
+        task=TASK,
+        notices=array(NOTICE),
+        landing=BOOL,
+        destination=nullable(STR),
+        how=nullable(STR),
+    ),
+    "sweep": success(
+        destination=STR,
+        landed=array(obj(task=INT, how=STR, tip=STR)),
+        landing=array(obj(task=INT, owner=STR, tip=STR)),
+    ),
     "lock": success(locks=array(LOCK), now=NUM),
     "unlock": success(unlocked=array(LOCK)),
     "locks": success(locks=array(LOCK), now=NUM),
@@ -297,6 +313,8 @@ SUCCESS: dict[str, Schema] = {
     "guard pre-push": success(**GUARD),
     "guard pre-merge-commit": success(**GUARD),
     "guard pre-receive": success(**GUARD, pusher=nullable(STR)),
+    "guard post-commit": success(hook=STR, tracked=BOOL),
+    "guard post-receive": success(hook=STR, landed=array(obj(task=INT, how=STR, tip=STR))),
     "hooks install": success(hooks=array(HOOK_CHANGE)),
     # `git lac doctor`: one object per check; its facts differ per check.
     "doctor": success(checks=array(DOCTOR_CHECK)),
@@ -308,6 +326,7 @@ SUCCESS: dict[str, Schema] = {
     "keeper": success(
         expired=array(EXPIRED),
         expired_locks=array(obj(agent=STR, silent_for=NUM, locks=array(STR))),
+        landed=array(obj(task=INT, how=STR, tip=STR)),
     ),
     "task edit": success(task=TASK),
     "task cancel": success(task=TASK),
@@ -326,7 +345,9 @@ SUCCESS: dict[str, Schema] = {
         board=obj(url=STR, dialect=STR, schema_version=INT, stale_after=NUM),
         claims=array(obj(task=TASK, heartbeat_age=NUM, stale_in=NUM)),
         locks=array(LOCK),
-        hooks=obj(**{"pre-commit": BOOL, "pre-push": BOOL, "pre-merge-commit": BOOL}),
+        hooks=obj(
+            **{"pre-commit": BOOL, "pre-push": BOOL, "pre-merge-commit": BOOL, "post-commit": BOOL}
+        ),
         notices=array(NOTICE),
         now=NUM,
     ),
@@ -508,6 +529,13 @@ def test_every_command_json_matches_its_documented_shape(
         seen(S["guard pre-receive"], 0, "guard", "pre-receive", env={"GIT_PUSH_OPTION_COUNT": "0"})
     finally:
         sys.stdin = stdin
+    seen(S["guard post-commit"], 0, "guard", "post-commit", "--as", "dana")
+    stdin, sys.stdin = sys.stdin, io.StringIO("")
+    try:
+        seen(S["guard post-receive"], 0, "guard", "post-receive")
+    finally:
+        sys.stdin = stdin
+    seen(S["sweep"], 0, "sweep")
 
     seen(S["doctor unhealthy"], 1, "doctor")  # no hooks yet
     seen(S["hooks install"], 0, "hooks", "install")

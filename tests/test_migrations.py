@@ -209,6 +209,7 @@ RELEASED = {
     "postgres/0005_team.sql": "0ec9afbd94fdba72",
     "postgres/0006_change_feed.sql": "de992efa01be9d57",
     "postgres/0011_notices.sql": "f653e6a17faed638",
+    "postgres/0009_landing.sql": "500c15828e9143b9",
     "sqlite/0001_board.sql": "ece4f43698e69b58",
     "sqlite/0002_instances.sql": "872d675aa8375ce4",
     "sqlite/0003_scale.sql": "32a035f2cf05920c",
@@ -216,6 +217,7 @@ RELEASED = {
     "sqlite/0005_team.sql": "4844ad23e0a4660e",
     "sqlite/0006_change_feed.sql": "f602a2c160c52389",
     "sqlite/0011_notices.sql": "faefe0ccf6e71206",
+    "sqlite/0009_landing.sql": "53f8879e77125f30",
 }
 
 

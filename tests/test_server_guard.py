@@ -51,7 +51,8 @@ def server_for(repo: Path, tmp_path: Path, board_url: str | None, transport: str
     installed = lac_process(bare, "hooks", "install", "--server", "--json")
     assert installed.code == 0, installed.err
     assert [(h["hook"], h["action"]) for h in installed.json["hooks"]] == [
-        ("pre-receive", "installed")
+        ("pre-receive", "installed"),
+        ("post-receive", "installed"),  # landing (issue 25): tests/test_landing_flow.py
     ]
     board = board_url or f"sqlite://{repo / '.git' / 'lacunari' / 'board.db'}"
     git(bare, "config", "lac.url", board)

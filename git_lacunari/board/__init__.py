@@ -20,6 +20,7 @@ lock is granted. Refusals are raised as the typed reasons of
 ``locks``      lock and unlock without a claim, list, check, the guards' asks
 ``snapshot``   the live page's read model (one transaction, plain data)
 ``edit``       what the agent-harness edit hook asks (issue 23)
+``landing``    a claim's branch and tip; landing claims and their settling (issue 25)
 =============  ==============================================================
 """
 
@@ -27,9 +28,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .claims import MAX_NEXT_SKIPS, Claim, Claims
+from .claims import MAX_NEXT_SKIPS, Claim
 from .core import COUNT_CAP, BlobLookup, Page
 from .edit import EditTime, EditView
+from .landing import DEFAULT_LANDING_PERIOD_S, Landings
 from .liveness import SWEEP_EVERY_S
 from .validate import (
     MAX_BODY,
@@ -49,6 +51,7 @@ __all__ = [
     "EditTime",
     "EditView",
     "COUNT_CAP",
+    "DEFAULT_LANDING_PERIOD_S",
     "MAX_BODY",
     "MAX_NEXT_SKIPS",
     "MAX_TASK_ID",
@@ -69,7 +72,7 @@ __all__ = [
 ]
 
 
-class Board(Claims, EditTime):
+class Board(Landings, EditTime):
     """One agent's view of one board: ``Board(store, identity, prefix=…,
     ignorecase=…, blob_ids=…)`` (:class:`.core.BoardCore`). Its verbs are
     those of its parts, listed in this module's docstring."""

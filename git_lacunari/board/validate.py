@@ -3,6 +3,7 @@ titles, bodies, states, page sizes. Each refusal is one clear ``InvalidInput``."
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import (
@@ -12,6 +13,7 @@ from ..identity import validate_name
 from ..model import (
     STATES,
 )
+from ..paths import unsafe_char
 
 MAX_TITLE = 500
 MAX_BODY = 1_000_000
@@ -85,3 +87,22 @@ def validate_limit(limit: int | None) -> int | None:
     if limit < 0 or limit > MAX_TASK_ID:
         raise InvalidInput(f"--limit {limit} is out of range: 0 (no limit) or a positive number")
     return limit
+
+
+_TIP = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def validate_tip(tip: str) -> str:
+    """A commit id as git prints it in full: SHA-1 (40) or SHA-256 (64) hex."""
+    if not isinstance(tip, str) or _TIP.fullmatch(tip) is None:
+        raise InvalidInput(f"tip {str(tip)[:80]!r} is not a full commit id")
+    return tip
+
+
+def validate_branch(branch: str | None) -> str | None:
+    """A branch name as recorded on a claim (git's own check made it one)."""
+    if branch is None:
+        return None
+    if not 1 <= len(branch) <= 1000 or any(c.isspace() for c in branch) or unsafe_char(branch):
+        raise InvalidInput(f"branch {branch[:80]!r} is not a branch name")
+    return branch

@@ -80,10 +80,24 @@ def release(
 
 @click.command("done", context_settings=CONTEXT)
 @click.argument("task_id", metavar="ID")
+@click.option(
+    "--now",
+    is_flag=True,
+    help="Done at once, locks released, whether or not the work has landed.",
+)
 @common
-def done(session: Session, as_json: bool, task_id: str) -> Result:
-    """Mark your claimed task done; its path locks are released."""
-    return claims.done(session, task_id)
+def done(session: Session, as_json: bool, task_id: str, now: bool) -> Result:
+    """Mark your claimed task done; its locks go when its work has landed.
+
+    When the claim's branch tip is already in the destination (lac.target,
+    else origin/HEAD, origin/main, origin/master, main, master) the task is
+    done and its locks are released. Otherwise the claim is *landing*: its
+    write locks stay, refusing others, until the work reaches the destination
+    (merged, rebased, or squashed with a `Lac-Task: ID` trailer), which the
+    server's post-receive hook, `git lac sweep` and the keeper check.
+    `git lac release ID` gives a landing claim up (the task is open again).
+    """
+    return claims.done(session, task_id, now)
 
 
 @click.command("heartbeat", context_settings=CONTEXT)

@@ -1,4 +1,5 @@
-"""`git lac guard pre-commit | pre-push | pre-merge-commit | pre-receive`.
+"""`git lac guard pre-commit | pre-push | pre-merge-commit | pre-receive`, and
+the hooks after the fact: `post-commit`, `post-receive`.
 
 The installed hooks' exact calls take entry.py's fast path instead; these
 are the same guards for every other spelling (``-h``, ``--json``, the
@@ -73,6 +74,32 @@ def guard_pre_receive_cmd(session: Session, as_json: bool) -> Result:
     A board that cannot answer refuses the push (`lac.guard.server.offline`).
     """
     return guard_result(judge_hook(session, "pre-receive"))
+
+
+@guard.command("post-commit", context_settings=CONTEXT)
+@common
+def guard_post_commit_cmd(session: Session, as_json: bool) -> Result:
+    """Tell the board where your claims' branches stand (the post-commit hook).
+
+    Never refuses: the commit is made. The forecast and landing read the tips.
+    """
+    from ..guard.after import post_commit
+
+    return post_commit(session)
+
+
+@guard.command("post-receive", context_settings=CONTEXT)
+@common
+def guard_post_receive_cmd(session: Session, as_json: bool) -> Result:
+    """On a server: settle landing claims a push to the destination landed.
+
+    Reads git's `<old> <new> <ref>` lines on stdin. The destination is the
+    server's lac.target (a branch), else its HEAD. Never refuses.
+    """
+    from ..guard.after import post_receive
+    from ..guard.judge import read_stdin
+
+    return post_receive(read_stdin())
 
 
 # Edit time (issue 23): the agent harnesses' hook and its helper.

@@ -18,6 +18,11 @@ from .options import CONTEXT, common
     "--stale-after", metavar="D", help="Claims are stale after D without heartbeat (30m)."
 )
 @click.option(
+    "--landing-period",
+    metavar="D",
+    help="A landing claim (done, not yet in lac.target) expires after D of silence (24h).",
+)
+@click.option(
     "--board",
     "board_name",
     metavar="NAME",
@@ -40,6 +45,7 @@ def init(
     as_json: bool,
     url: str | None,
     stale_after: str | None,
+    landing_period: str | None,
     board_name: str | None,
     share: bool,
     case: str | None,
@@ -55,7 +61,7 @@ def init(
     With --share the board's name (never the URL) goes into a committed
     .lacconfig, where shallow clones and the server's guard find it.
     """
-    return setup.init(session, url, stale_after, board_name, share, case)
+    return setup.init(session, url, stale_after, board_name, share, case, landing_period)
 
 
 @click.command("boards", context_settings=CONTEXT)

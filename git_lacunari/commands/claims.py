@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from ..edge import Result
 from ..session import Session
 from ..views import shown
@@ -33,6 +35,10 @@ def claim(
             stale_after=stale,
             take_over=take_over,
         )
+    if _track(session):
+        for tid, branch, tip in board.claim_tracks():
+            if tid == got.task.id:
+                got.task.branch, got.task.tip = branch, tip
     return Result(
         {
             "task": got.task.to_json(),
@@ -48,17 +54,53 @@ def release(session: Session, task: str, force: bool, reason: str | None) -> Res
     return Result({"task": released.to_json()}, f"released: task #{released.id} is open again")
 
 
-def done(session: Session, task: str) -> Result:
+def done(session: Session, task: str, now: bool = False) -> Result:
+    """``now``: done at once, as before landing. Else done when the claim's
+    work is in the destination already, or landing until it is."""
+    from ..landing import finish
     from ..liveness import tell
 
+    tid = task_id(task)
     board = session.board()
-    finished = board.done(task_id(task))
+    if now:
+        finished = board.done(tid)
+        told = tell(board, session.repo)
+        return Result(
+            {
+                "task": finished.to_json(),
+                "notices": [n.to_json() for n in told],
+                "landing": False,
+                "destination": None,
+                "how": None,
+            },
+            f"done: task #{finished.id} {shown(finished.title)}",
+            warnings=[f"git lac: {n.said()}" for n in told],
+        )
+    result = finish(board, session.repo, tid)
     told = tell(board, session.repo)
-    return Result(
-        {"task": finished.to_json(), "notices": [n.to_json() for n in told]},
-        f"done: task #{finished.id} {shown(finished.title)}",
-        warnings=[f"git lac: {n.said()}" for n in told],
-    )
+    body = {
+        "task": result.task.to_json(),
+        "notices": [n.to_json() for n in told],
+        "landing": result.landing,
+        "destination": result.destination,
+        "how": result.how,
+    }
+    title = shown(result.task.title)
+    warnings = [f"git lac: {n.said()}" for n in told]
+    if result.landing:
+        kept = ", ".join(shown(lk.pattern) for lk in result.task.locks) or "no locks"
+        tip = (result.task.tip or "")[:12]
+        return Result(
+            body,
+            f"landing: task #{tid} {title}\n"
+            f"  keeps {kept} until {tip} is in {shown(result.destination or '')}\n"
+            "  (push it; `git lac sweep` checks, `git lac release` gives it up, "
+            "`done --now` ends it)",
+            warnings=warnings,
+        )
+    # Already in the destination (or none to wait for): done, said as always;
+    # --json says how it landed.
+    return Result(body, f"done: task #{tid} {title}", warnings=warnings)
 
 
 def heartbeat(session: Session, tasks: tuple[str, ...]) -> Result:
@@ -69,6 +111,7 @@ def heartbeat(session: Session, tasks: tuple[str, ...]) -> Result:
 
     board = session.board()
     refreshed = board.heartbeat([task_id(t) for t in tasks])
+    _track(session)
     told = tell(board, session.repo)
     return Result(
         {"refreshed": refreshed, "notices": [n.to_json() for n in told]},
@@ -82,3 +125,15 @@ def heartbeat(session: Session, tasks: tuple[str, ...]) -> Result:
         if told
         else None,
     )
+
+
+def _track(session: Session) -> bool:
+    """Record where our claims here stand (their branches' tips): best effort,
+    a repository with no commit yet or a busy board just misses one. Whether
+    any claim moved."""
+    from ..errors import LacError
+    from ..landing import track
+
+    with contextlib.suppress(LacError):
+        return bool(track(session.board(), session.repo))
+    return False

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..durations import parse_duration
 from ..edge import Result
 from ..session import Session
+
+if TYPE_CHECKING:
+    from ..board import Board
 from . import parse_stale
 
 Echo = Callable[[str], None]
@@ -20,19 +24,49 @@ def keeper(
     every = parse_duration(interval)
     stale = parse_stale(stale_after)
     expired_locks: list[dict[str, object]] = []
+    landed: list[dict[str, object]] = []
+    board = session.board()
     expired = run_keeper(
-        session.board(),
+        board,
         once=once,
         interval=every,
         stale_after=stale,
         echo=echo,
         expired_locks=expired_locks,
+        land=_lander(session, board, landed),
     )
-    quiet = not expired and not expired_locks
+    quiet = not expired and not expired_locks and not landed
     return Result(
-        {"expired": expired, "expired_locks": expired_locks},
+        {"expired": expired, "expired_locks": expired_locks, "landed": landed},
         "keeper: nothing stale" if quiet else "",
     )
+
+
+def _lander(
+    session: Session, board: Board, into: list[dict[str, object]]
+) -> Callable[[], list[str]] | None:
+    """The keeper's landing check: the landing claims whose work is in this
+    repository's destination (as fetched; run `git fetch` beside it) are
+    settled. None where there is no repository or destination to look at."""
+    from ..errors import CannotWorkHere
+    from ..landing import destination, settle
+
+    try:
+        repo = session.repo
+        dest = destination(repo)
+    except CannotWorkHere:
+        return None
+    if dest is None:
+        return None
+
+    def land() -> list[str]:
+        said = []
+        for s in settle(board, repo.toplevel, dest):
+            into.append({"task": s.task.id, "how": str(s.how), "tip": s.task.tip})
+            said.append(f"landed: task #{s.task.id} ({s.how} into {dest}); its locks are released")
+        return said
+
+    return land
 
 
 def drain(

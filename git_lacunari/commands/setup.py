@@ -34,6 +34,7 @@ def init(
     board_name: str | None,
     share: bool = False,
     case: str | None = None,
+    landing_period: str | None = None,
 ) -> Result:
     from ..store import is_postgres_url, redact, refuse_password
     from ..team import refresh
@@ -50,6 +51,7 @@ def init(
             "--share records a PostgreSQL board's name in .lacconfig: give --url "
             "postgresql://... (whose URL does not set its own search_path)"
         )
+    landing = parse_stale(landing_period)
     board = session.board(create=True, url=url, touch=False, name=chosen, act=False)
     refresh(board.store)  # a team board: what a migration added gets the team's rules
     if stale is not None:
@@ -65,6 +67,8 @@ def init(
 
         with contextlib.suppress(NotPermitted):
             board.set_case_rule("fold")
+    if landing is not None:
+        board.set_landing_period(landing)
     version = board.store.schema_version()
     if url is not None:
         session.repo.set_config("lac.url", url)
@@ -86,6 +90,7 @@ def init(
             "stale_after": board.default_stale_after(),
             "shared": shared,
             "case": board.case_rule,
+            "landing_period": board.landing_period(),
         },
         human,
     )

@@ -5,6 +5,7 @@ turns a verdict into the hook's output and exit code."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..board import Board
-from ..errors import BoardUnreachable, CannotWorkHere, InvalidInput
+from ..errors import BoardUnreachable, CannotWorkHere, InvalidInput, LacError
 from ..identity import Identity
 from ..model import Conflict
 from ..repo import Repo, discover_git_dir, git
@@ -326,4 +327,12 @@ def judge_hook(
     if hook == "pre-merge-commit":
         return judge_merge(repo, open_board)
     stdin_text = read_stdin() if remote is not None else None
-    return judge_push(repo, open_board, remote, stdin_text, url=url)
+    verdict = judge_push(repo, open_board, remote, stdin_text, url=url)
+    if verdict.decision is Decision.ALLOWED:
+        # What the push carries is where our claims stand now (a rebase or
+        # an amend runs no post-commit): told to the board, best effort.
+        from ..landing import track
+
+        with contextlib.suppress(LacError):
+            track(open_board(), repo)
+    return verdict

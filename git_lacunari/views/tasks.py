@@ -27,7 +27,7 @@ def task_line(task: Task, now: float) -> str:
     if task.stale:
         beat += "  STALE"
     return (
-        f"#{task.id:<5} {task.state:<9} p{task.priority:<3} {shown(task.lane):<10} "
+        f"#{task.id:<5} {task.shown_state:<9} p{task.priority:<3} {shown(task.lane):<10} "
         f"{owner:<16} {shown(task.title)}{beat}"
     )
 
@@ -41,7 +41,7 @@ def lock_line(lock: Lock, now: float) -> str:
 def show_text(task: Task, now: float) -> str:
     lines = [
         f"task #{task.id}: {shown(task.title)}",
-        f"  state     {task.state}" + (f" by {shown(task.owner)}" if task.owner else ""),
+        f"  state     {task.shown_state}" + (f" by {shown(task.owner)}" if task.owner else ""),
         f"  lane      {shown(task.lane)}   priority {task.priority}   attempts {task.attempts}",
         f"  created   {ago(task.created_at, now)} by {shown(task.created_by)}",
     ]
@@ -49,6 +49,13 @@ def show_text(task: Task, now: float) -> str:
         stale = "  STALE: the keeper will give it back" if task.stale else ""
         claimed, beat = ago(task.claimed_at, now), ago(task.heartbeat_at, now)
         lines.append(f"  claimed   {claimed}, heartbeat {beat}{stale}")
+    if task.branch or task.tip:
+        lines.append(f"  branch    {shown(task.branch or '-')} at {(task.tip or '-')[:12]}")
+    if task.landing:
+        lines.append(
+            f"  landing   since {ago(task.landing_since, now)}: its write locks stay until its "
+            "work is in the destination (`git lac sweep`)"
+        )
     if task.needs:
         lines.append(f"  needs     {shown(', '.join(task.needs))}")
     for dep in task.depends_on:

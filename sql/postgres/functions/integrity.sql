@@ -122,6 +122,8 @@ CREATE OR REPLACE FUNCTION lac_absorbs(p_kind text) RETURNS text[]
         WHEN 'released' THEN ARRAY['released', 'unlocked']
         WHEN 'force_released' THEN ARRAY['released', 'force_released', 'unlocked']
         WHEN 'done' THEN ARRAY['done', 'unlocked']
+        WHEN 'landing' THEN ARRAY['landing', 'unlocked']
+        WHEN 'landed' THEN ARRAY['landed', 'unlocked']
         WHEN 'expired' THEN ARRAY['expired', 'unlocked']
         WHEN 'failed' THEN ARRAY['released', 'parked', 'unlocked']
         WHEN 'parked' THEN ARRAY['parked']
@@ -210,10 +212,11 @@ BEGIN
         -- The facts only the database knows for sure: the locks a release,
         -- done, cancel or expiry freed (the function freed them itself).
         known := NULL;
-        IF e.kind IN ('released', 'force_released', 'done', 'cancelled', 'expired') THEN
+        IF e.kind IN ('released', 'force_released', 'done', 'cancelled', 'expired',
+                      'landed') THEN
             SELECT ch.facts -> 'locks' INTO known FROM lac_changes ch
              WHERE ch.tx = me AND ch.kind IN ('released', 'force_released', 'done', 'cancelled',
-                                              'expired')
+                                              'expired', 'landed')
                AND lac_stands_for(e.kind, e.task_id, e.agent, ch.kind, ch.task_id, ch.agent)
                AND ch.facts ? 'locks'
              ORDER BY ch.id LIMIT 1;

@@ -344,7 +344,8 @@ BEGIN
     RETURN QUERY WITH claimed AS (
         UPDATE lac_tasks AS t
            SET state = 'claimed', owner = a, claimed_at = lac_now(), heartbeat_at = lac_now(),
-               stale_after = p_stale_after, attempts = t.attempts + 1, instance = p_instance
+               stale_after = p_stale_after, attempts = t.attempts + 1, instance = p_instance,
+               branch = NULL, tip = NULL, landing_since = NULL
          WHERE t.id = p_task AND t.state = 'open'
            AND EXISTS (SELECT 1 FROM lac_claimable(t.id, a) AS ok WHERE ok)
         RETURNING t.*
@@ -370,7 +371,8 @@ BEGIN
     RETURN QUERY WITH claimed AS (
         UPDATE lac_tasks AS u
            SET state = 'claimed', owner = a, claimed_at = lac_now(), heartbeat_at = lac_now(),
-               stale_after = p_stale_after, attempts = u.attempts + 1, instance = p_instance
+               stale_after = p_stale_after, attempts = u.attempts + 1, instance = p_instance,
+               branch = NULL, tip = NULL, landing_since = NULL
          WHERE u.state = 'open'
            AND u.id = (SELECT t.id FROM lac_tasks t
                         WHERE t.lane = p_lane AND t.state = 'open'
@@ -820,9 +822,9 @@ BEGIN
     IF p_name IS NULL OR p_value IS NULL OR length(p_value) > 1000 OR NOT lac_safe(p_value) THEN
         PERFORM lac_invalid('a setting is a name and a value of at most 1000 safe characters');
     END IF;
-    IF p_name = 'stale_after' AND NOT lac_valid_duration_text(p_value) THEN
-        PERFORM lac_invalid(format('stale_after %s is not a duration: more than 0 and at '
-                                   'most 10 years', p_value));
+    IF p_name IN ('stale_after', 'landing_period') AND NOT lac_valid_duration_text(p_value) THEN
+        PERFORM lac_invalid(format('%s %s is not a duration: more than 0 and at '
+                                   'most 10 years', p_name, p_value));
     END IF;
     IF lac_team() THEN
         IF p_name = 'team_mode' OR p_name LIKE 'team\_%' THEN

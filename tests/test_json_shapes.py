@@ -299,6 +299,32 @@ SUCCESS: dict[str, Schema] = {
         destination=nullable(STR),
         how=nullable(STR),
     ),
+    "forecast": success(
+        destination=STR,
+        commit=STR,
+        lines=array(
+            obj(
+                task=INT,
+                owner=STR,
+                branch=nullable(STR),
+                tip=STR,
+                landing=BOOL,
+                declared=array(STR),
+                changed=array(STR),
+            )
+        ),
+        meetings=array(
+            obj(
+                first=nullable(INT),
+                second=INT,
+                both=array(STR),
+                undeclared=array(STR),
+                conflicts=array(STR),
+                conflicting=BOOL,
+            )
+        ),
+        missing=array(obj(task=INT, owner=STR, tip=STR)),
+    ),
     "sweep": success(
         destination=STR,
         landed=array(obj(task=INT, how=STR, tip=STR)),
@@ -536,6 +562,7 @@ def test_every_command_json_matches_its_documented_shape(
     finally:
         sys.stdin = stdin
     seen(S["sweep"], 0, "sweep")
+    seen(S["forecast"], 0, "forecast")
 
     seen(S["doctor unhealthy"], 1, "doctor")  # no hooks yet
     seen(S["hooks install"], 0, "hooks", "install")

@@ -400,3 +400,33 @@ def test_post_receive_with_garbage_input_says_so_and_exits_0(
     hooked(server, repo, board_url)
     got = lac_process(server, "guard", "post-receive", input="two words\n")
     assert got.code == 0 and "landing not checked" in got.err and "Traceback" not in got.err
+
+
+# --- the guards warn (never refuse) where another claim changed a path undeclared ----
+
+
+def test_commit_and_push_warn_of_a_path_another_claim_changed_undeclared(
+    lac: Lac, repo: Path, server: Path
+) -> None:
+    assert lac("hooks", "install").code == 0
+    assert lac("task", "add", "dana's", "--write", "docs/").code == 0
+    assert lac("task", "add", "erin's", "--write", "lib/").code == 0
+    git(repo, "checkout", "-q", "-b", "dana-line")
+    assert lac("claim", "1", "--as", "dana").code == 0
+    work(repo, "dana-line", "core/auth.py", "dana's, undeclared\n", agent="dana")
+    git(repo, "checkout", "-q", "-b", "erin-line", "main")
+    assert lac("claim", "2", "--as", "erin").code == 0
+    (repo / "core" / "auth.py").write_text("erin's\n")
+    git(repo, "add", "core/auth.py")
+    commit = run_git(repo, "commit", "-qm", "erin", agent="erin")
+    assert commit.code == 0, commit.err  # a warning, never a refusal
+    warning = "core/auth.py is also changed by task #1 (dana), which did not declare it"
+    assert warning in commit.err
+    pushed = run_git(repo, "push", "-q", "origin", "erin-line", agent="erin")
+    assert pushed.code == 0 and warning in pushed.err
+    # A path dana's claim declares is not warned of (its lock speaks for it),
+    # nor is a path nobody else changed.
+    (repo / "README").write_text("erin's readme\n")
+    git(repo, "add", "README")
+    quiet = run_git(repo, "commit", "-qm", "erin 2", agent="erin")
+    assert quiet.code == 0 and "warning" not in quiet.err

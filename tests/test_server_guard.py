@@ -272,7 +272,7 @@ def test_a_foreign_pre_receive_is_chained_and_push_options_advertised(
     hook.write_text(foreign)
     hook.chmod(0o755)
     installed = lac_process(bare, "hooks", "install", "--server", "--json")
-    assert [h["action"] for h in installed.json["hooks"]] == ["chained"]
+    assert [h["action"] for h in installed.json["hooks"]] == ["chained", "installed"]
     assert git(bare, "config", "receive.advertisePushOptions").strip() == "true"
     git(bare, "config", "lac.url", f"sqlite://{repo / '.git' / 'lacunari' / 'board.db'}")
     server = Server(repo, bare, str(bare))

@@ -43,15 +43,13 @@ def track_here(session: Session) -> list[int]:
 
 
 def post_commit(session: Session) -> Result:
+    """Silent either way: a board in trouble was reported by the pre-commit
+    guard a moment ago, and the next heartbeat or push tells the board."""
     try:
         track_here(session)
-    except LacError as exc:
-        return Result({"hook": "post-commit", "tracked": False}, warnings=[_missed(exc)])
+    except LacError:
+        return Result({"hook": "post-commit", "tracked": False})
     return Result({"hook": "post-commit", "tracked": True})
-
-
-def _missed(exc: LacError) -> str:
-    return f"git lac: the board was not told where this commit leaves your claims ({exc})"
 
 
 def post_receive(stdin_text: str, env: dict[str, str] | None = None) -> Result:

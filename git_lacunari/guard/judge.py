@@ -98,7 +98,7 @@ def judge_commit(repo: Repo, open_board: Callable[[], Board]) -> Verdict:
     changed = staged_paths(repo)
     found = _holdings(repo, open_board, changed, "commit")
     if isinstance(found, Verdict):
-        return found
+        return _with_meetings(repo, open_board, changed, found)
     holdings, now = found
     return Verdict(
         "pre-commit", Decision.REFUSED, checked=len(changed), refused=tuple(holdings), now=now
@@ -143,7 +143,7 @@ def _judge_plan(repo: Repo, open_board: Callable[[], Board], plan: Plan, what: s
     changed = sorted({p for _, _, ps in plan for p in ps})
     found = _holdings(repo, open_board, changed, what)
     if isinstance(found, Verdict):
-        return found
+        return _with_meetings(repo, open_board, changed, found) if what == "push" else found
     holdings, now = found
     return Verdict(
         HOOK_OF[what],
@@ -152,6 +152,44 @@ def _judge_plan(repo: Repo, open_board: Callable[[], Board], plan: Plan, what: s
         refused=tuple(_blame(plan, holdings)),
         now=now,
     )
+
+
+def _with_meetings(
+    repo: Repo, open_board: Callable[[], Board], changed: list[str], verdict: Verdict
+) -> Verdict:
+    """An allowed commit or push, with a warning (never a refusal) for each
+    path it changes that another live claim's branch has changed too without
+    declaring it (observed from the tip the board recorded): the merge of the
+    two will meet there (issue 25; `git lac forecast` shows the whole)."""
+    if verdict.decision is not Decision.ALLOWED or not verdict.checked:
+        return verdict
+    from ..forecast import changed_files
+    from ..landing import commit_id, destination
+    from ..paths import covers
+
+    warnings: list[str] = []
+    try:
+        dest = destination(repo)
+        if dest is None:
+            return verdict
+        board = open_board()
+        claims = board.live_claims()
+        mine = set(changed)
+        for task in claims:
+            if task.owner == board.agent or task.tip is None:
+                continue
+            if commit_id(repo.toplevel, task.tip) is None:  # not fetched here
+                continue
+            for path in sorted(mine.intersection(changed_files(repo.toplevel, dest, task.tip))):
+                if not any(covers(p.pattern, path, repo.ignorecase) for p in task.paths):
+                    warnings.append(
+                        f"git lac: warning: {path} is also changed by task #{task.id} "
+                        f"({task.owner}), which did not declare it: the merge will meet "
+                        "there (`git lac forecast`)"
+                    )
+    except LacError:  # a warning is a courtesy: never a reason to stop
+        return verdict
+    return dataclasses.replace(verdict, warnings=tuple(warnings))
 
 
 def _blame(plan: Plan, holdings: list[Conflict]) -> list[Conflict]:

@@ -39,6 +39,8 @@ class Verdict:
     now: float = 0.0
     pusher: Pusher | None = None  # pre-receive: who pushes, as far as the server knows
     ask_pusher_name: bool = False  # pre-receive refused: nobody said who pushes
+    # Allowed, but said (issue 25): paths another live claim changed undeclared.
+    warnings: tuple[str, ...] = ()
 
     @property
     def what(self) -> str:

@@ -59,7 +59,7 @@ def guard_result(verdict: Verdict) -> Result:
         body = checked(hook, verdict.checked)
         if verdict.pusher is not None:
             body["pusher"] = verdict.pusher.name
-        return Result(body)
+        return Result(body, warnings=list(verdict.warnings))
     if decision is Decision.REFUSED:
         _refuse(verdict)
     return _unanswered(verdict)

@@ -282,7 +282,7 @@ def test_a_foreign_pre_receive_is_chained_and_push_options_advertised(
     commit(repo, "x", write("README", "x\n"))
     assert server.push("main").code != 0, "a refusing foreign hook still rejects the push"
     removed = lac_process(bare, "hooks", "uninstall", "--server", "--json")
-    assert [h["action"] for h in removed.json["hooks"]] == ["restored"]
+    assert [h["action"] for h in removed.json["hooks"]] == ["restored", "removed"]
     assert hook.read_text() == "#!/bin/sh\nexit 9\n"
 
 

@@ -253,3 +253,20 @@ def fetch_destination(repo: Repo, dest: str) -> None:
     remotes = git("remote", cwd=repo.toplevel).decode().split()
     if "/" in dest and remote in remotes:
         git("fetch", "--quiet", remote, cwd=repo.toplevel)
+
+
+def busy_paths(board: Board, repo: Repo) -> list[str]:
+    """What other agents' live claims change: the paths they declared, and
+    the files their branches changed since they forked from the destination
+    (observed from the tips the board recorded and this clone has)."""
+    from .forecast import changed_files
+
+    dest = destination(repo)
+    busy: set[str] = set()
+    for task in board.live_claims():
+        if task.owner == board.agent:
+            continue
+        busy.update(p.pattern for p in task.paths)
+        if dest is not None and task.tip and commit_id(repo.toplevel, task.tip) is not None:
+            busy.update(changed_files(repo.toplevel, dest, task.tip))
+    return sorted(busy)

@@ -290,7 +290,12 @@ SUCCESS: dict[str, Schema] = {
     "tasks": success(tasks=array(TASK), now=NUM, limit=nullable(INT), more=INT, more_exact=BOOL),
     "show": success(task=TASK, now=NUM),
     "log": success(events=array(EVENT), limit=nullable(INT), more=INT, more_exact=BOOL),
-    "claim": success(task=TASK, again=BOOL, locks=array(LOCK)),
+    "claim": success(
+        task=TASK,
+        again=BOOL,
+        locks=array(LOCK),
+        passed_over=array(obj(task=INT, meets=array(STR))),
+    ),
     "release": success(task=TASK),
     "done": success(
         task=TASK,

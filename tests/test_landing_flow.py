@@ -430,3 +430,46 @@ def test_commit_and_push_warn_of_a_path_another_claim_changed_undeclared(
     git(repo, "add", "README")
     quiet = run_git(repo, "commit", "-qm", "erin 2", agent="erin")
     assert quiet.code == 0 and "warning" not in quiet.err
+
+
+# --- claim --next prefers tasks that meet no busy path -----------------------------
+
+
+@pytest.fixture
+def busy(lac: Lac, repo: Path, server: Path) -> None:
+    """erin's live claim changes core/auth.py without declaring it; tasks #2
+    (declares core/auth.py, the better) and #3 (declares lib/x.py) are open."""
+    assert lac("task", "add", "erin's", "--write", "docs/").code == 0
+    git(repo, "checkout", "-q", "-b", "erin-line")
+    assert lac("claim", "1", "--as", "erin").code == 0
+    work(repo, "erin-line", "core/auth.py", "erin's\n", agent="erin")
+    assert lac("heartbeat", "--as", "erin").code == 0
+    git(repo, "checkout", "-q", "main")
+    assert lac("task", "add", "auth again", "--write", "core/auth.py", "--priority", "5").code == 0
+    assert lac("task", "add", "lib", "--write", "lib/x.py").code == 0
+
+
+def test_claim_next_passes_over_a_task_that_meets_a_busy_path(busy: None, lac: Lac) -> None:
+    got = lac("claim", "--next", "--as", "dana", "--json")
+    assert got.code == 0, got.err
+    assert got.json["task"]["id"] == 3
+    assert got.json["passed_over"] == [{"task": 2, "meets": ["core/auth.py"]}]
+    said = lac("claim", "--next", "--as", "fred")  # only #2 is left: taken, not refused
+    assert said.code == 0 and "claimed: task #2" in said.out
+
+
+def test_claim_next_strict_never_takes_one(busy: None, lac: Lac, repo: Path) -> None:
+    git(repo, "config", "lac.next.avoid", "strict")
+    assert lac("claim", "--next", "--as", "dana", "--json").json["task"]["id"] == 3
+    refused = lac("claim", "--next", "--as", "fred")
+    assert refused.code == 1 and "no claimable task" in refused.err
+    git(repo, "config", "lac.next.avoid", "off")
+    assert "claimed: task #2" in lac("claim", "--next", "--as", "fred").out
+
+
+def test_claim_next_shows_why_it_passed_over(busy: None, lac: Lac, repo: Path) -> None:
+    said = lac("claim", "--next", "--as", "dana")
+    assert "passed over #2: its paths meet core/auth.py" in said.out
+    git(repo, "config", "lac.next.avoid", "sometimes")
+    bad = lac("claim", "--next", "--as", "fred")
+    assert bad.code == 2 and "lac.next.avoid 'sometimes'" in bad.err

@@ -78,6 +78,7 @@ def test_status_shows_claims_locks_hooks_and_board(lac: Lac) -> None:
         "pre-commit": True,
         "pre-push": True,
         "pre-merge-commit": True,
+        "post-commit": True,
     }
     (claim,) = body["claims"]
     assert claim["task"]["id"] == 1 and 0 <= claim["heartbeat_age"] < 60

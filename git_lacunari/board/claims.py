@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import (
@@ -23,6 +23,7 @@ from ..model import (
     Task,
     TaskState,
 )
+from ..paths import overlap
 from .tasks import Tasks
 from .validate import validate_lane, validate_task_id
 
@@ -44,6 +45,9 @@ class Claim:
     task: Task
     locks: list[Lock]
     again: bool  # it was already ours: an idempotent retry
+    # claim --next, conflict-aware (issue 25): the better tasks passed over,
+    # each with the busy paths its declared paths meet.
+    passed_over: list[tuple[int, list[str]]] = field(default_factory=list)
 
 
 class Claims(Tasks):
@@ -138,13 +142,19 @@ class Claims(Tasks):
         reads: Sequence[str] = (),
         stale_after: float | None = None,
         wait: float | None = None,
+        busy: Sequence[str] = (),
+        strict: bool = False,
     ) -> Claim:
         """The highest-priority, oldest claimable open task in ``lane`` whose
-        paths are free; with ``wait``, block up to that many seconds for one."""
+        paths are free; with ``wait``, block up to that many seconds for one.
+
+        ``busy``: paths live lines of work change (declared or observed): a
+        task whose declared paths meet none of them is preferred; with
+        ``strict`` a task that meets one is never taken."""
         deadline = time.monotonic() + (wait or 0.0)
         while True:
             try:
-                return self._claim_next_once(lane, writes, reads, stale_after)
+                return self._claim_next_once(lane, writes, reads, stale_after, busy, strict)
             except NotFound:
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -157,12 +167,14 @@ class Claims(Tasks):
         writes: Sequence[str],
         reads: Sequence[str],
         stale_after: float | None,
+        busy: Sequence[str] = (),
+        strict: bool = False,
     ) -> Claim:
         lane = validate_lane(lane)
         extra = self.specs(writes, reads)
         self._ensure_agent()
         self._sweep_now_and_then()
-        if not extra:
+        if not extra:  # a task that declares no paths meets nothing busy either
             # None: the board's stale-after, read by the claiming statement
             # itself (one round trip for the whole claim).
             row = self.store.atomic(
@@ -176,15 +188,31 @@ class Claims(Tasks):
                 return Claim(Task.from_row(row), [], again=False)
         stale_after = self.claim_stale_after(stale_after)
         skipped: list[int] = []
+        met: list[tuple[int, list[str]]] = []  # passed over: their paths meet busy ones
         with self.store.write():
             while len(skipped) <= MAX_NEXT_SKIPS:
                 candidate = self.store.one(
                     "next_candidate", lane=lane, agent=self.agent, skip=json.dumps(skipped)
                 )
                 if candidate is None:
-                    break
-                task_id = int(candidate["id"])
-                if candidate["has_paths"] or extra:
+                    if strict or not met:
+                        break
+                    # Every claimable task meets busy paths: the best of them.
+                    task_id, _ = met.pop(0)
+                    skipped.remove(task_id)
+                    busy, has_paths = (), True
+                else:
+                    task_id, has_paths = int(candidate["id"]), bool(candidate["has_paths"])
+                if busy and (has_paths or extra):
+                    specs = self._task_specs(task_id) + extra
+                    meets = sorted(
+                        {b for b in busy for sp in specs if overlap(sp.pattern, b, self.ignorecase)}
+                    )
+                    if meets:
+                        met.append((task_id, meets))
+                        skipped.append(task_id)
+                        continue
+                if has_paths or extra:
                     self._serialize_grants()
                     if self._conflicts(self._task_specs(task_id) + extra):
                         skipped.append(task_id)
@@ -199,7 +227,9 @@ class Claims(Tasks):
                 if row is None:  # taken between our look and our claim
                     skipped.append(task_id)
                     continue
-                return self._finish_claim(row, extra, again=False)
+                got = self._finish_claim(row, extra, again=False)
+                got.passed_over = [m for m in met if m[0] != task_id]
+                return got
         raise NotFound(lane=lane, blocked=skipped)
 
     def release(self, task_id: int, *, force: bool = False, reason: str | None = None) -> Task:

@@ -26,7 +26,21 @@ def claim(
     """``stale`` and ``wait``: durations already parsed (seconds, or None)."""
     board = session.board()
     if next_:
-        got = board.claim_next(lane, writes=writes, reads=reads, stale_after=stale, wait=wait)
+        avoid = _avoid_policy(session)
+        busy: list[str] = []
+        if avoid != "off":
+            from ..landing import busy_paths
+
+            busy = busy_paths(board, session.repo)
+        got = board.claim_next(
+            lane,
+            writes=writes,
+            reads=reads,
+            stale_after=stale,
+            wait=wait,
+            busy=busy,
+            strict=avoid == "strict",
+        )
     else:
         got = board.claim(
             task_id(task or ""),
@@ -44,9 +58,26 @@ def claim(
             "task": got.task.to_json(),
             "again": got.again,
             "locks": [lk.to_json() for lk in got.locks],
+            "passed_over": [{"task": t, "meets": m} for t, m in got.passed_over],
         },
-        claim_text(got),
+        claim_text(got)
+        + "".join(
+            f"\n  passed over #{t}: its paths meet {', '.join(shown(p) for p in m)}, "
+            "which other live claims change"
+            for t, m in got.passed_over
+        ),
     )
+
+
+def _avoid_policy(session: Session) -> str:
+    """``lac.next.avoid``: prefer (the default) tasks whose declared paths meet
+    no path other live claims change; strict: never take one that does; off."""
+    from ..errors import InvalidInput
+
+    value = (session.repo.get("lac.next.avoid") or "prefer").strip().lower()
+    if value not in ("prefer", "strict", "off"):
+        raise InvalidInput(f"lac.next.avoid {value[:40]!r}: prefer, strict or off")
+    return value
 
 
 def release(session: Session, task: str, force: bool, reason: str | None) -> Result:

@@ -131,9 +131,14 @@ def destination(repo: Repo) -> str | None:
             "(`git config lac.target BRANCH`, e.g. origin/main)"
         )
     bare = repo.toplevel == repo.git_dir
-    candidates = ("HEAD", "refs/heads/main", "refs/heads/master") if bare else DEFAULT_TARGETS
+    if bare and commit_id(repo.toplevel, "HEAD") is not None:
+        return "HEAD"
+    candidates = ("refs/heads/main", "refs/heads/master") if bare else DEFAULT_TARGETS
+    # One git process for every candidate: the refs that exist, in any order.
+    out = git("for-each-ref", "--format=%(refname)", *candidates, cwd=repo.toplevel)
+    found = set(out.decode("utf-8", "surrogateescape").split())
     for name in candidates:
-        if commit_id(repo.toplevel, name) is not None:
+        if name in found and commit_id(repo.toplevel, name) is not None:
             return short_ref(name)
     return None
 
@@ -257,16 +262,38 @@ def fetch_destination(repo: Repo, dest: str) -> None:
 
 def busy_paths(board: Board, repo: Repo) -> list[str]:
     """What other agents' live claims change: the paths they declared, and
-    the files their branches changed since they forked from the destination
-    (observed from the tips the board recorded and this clone has)."""
-    from .forecast import changed_files
-
-    dest = destination(repo)
-    busy: set[str] = set()
-    for task in board.live_claims():
-        if task.owner == board.agent:
-            continue
-        busy.update(p.pattern for p in task.paths)
-        if dest is not None and task.tip and commit_id(repo.toplevel, task.tip) is not None:
-            busy.update(changed_files(repo.toplevel, dest, task.tip))
+    the files their branches' commits not in the destination change
+    (observed from the tips the board recorded and this clone has). Three
+    git processes however many claims: ``claim --next`` pays little for it."""
+    others = [t for t in board.live_claims() if t.owner != board.agent]
+    busy = {p.pattern for t in others for p in t.paths}
+    tips = sorted({t.tip for t in others if t.tip})
+    dest = destination(repo) if tips else None
+    here = present(repo.toplevel, tips) if dest is not None else []
+    if here:
+        out = git(
+            "log",
+            "--no-renames",
+            "--name-only",
+            "--format=",
+            "-z",
+            *here,
+            "--not",
+            dest or "",
+            cwd=repo.toplevel,
+        )
+        busy.update(p for p in out.decode("utf-8", "surrogateescape").split("\0") if p.strip())
     return sorted(busy)
+
+
+def present(cwd: Path, commits: Sequence[str]) -> list[str]:
+    """Those of ``commits`` this repository has, in one git process."""
+    if not commits:
+        return []
+    out = git(
+        "cat-file",
+        "--batch-check=%(objectname) %(objecttype)",
+        cwd=cwd,
+        input="".join(f"{c}\n" for c in commits).encode(),
+    )
+    return [line.split()[0] for line in out.decode().splitlines() if line.endswith(" commit")]

@@ -563,7 +563,7 @@ def test_doctor_on_the_readme_setup(repo: Path, tmp_path: Path, database: str) -
     server = guarded_server(repo, tmp_path, database)
     code, checks = doctor(server.bare)
     assert code == 0 and checks["board"]["facts"]["door"] == "server guard", checks
-    assert checks["hooks"]["facts"]["installed"] == ["pre-receive"]
+    assert checks["hooks"]["facts"]["installed"] == ["pre-receive", "post-receive"]
     git(server.bare, "config", "--unset", "lac.board")
     code, checks = doctor(server.bare)
     assert code == 0 and checks["pinned"]["verdict"] == "warn", checks

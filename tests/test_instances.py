@@ -247,7 +247,7 @@ def test_a_moved_worktree_commits_through_real_hooks_and_finishes_its_claim(
     git(repo, "add", "README")
     refused = run_git(repo, "commit", "-qm", "not mine", agent="erin")
     assert refused.code != 0 and "held by dana" in refused.err, refused.err
-    assert lac("done", "1", "--as", "dana", cwd=new).code == 0
+    assert lac("done", "1", "--now", "--as", "dana", cwd=new).code == 0
     assert run_git(repo, "commit", "-qm", "free now", agent="erin").code == 0
 
 

@@ -279,8 +279,16 @@ class PostgresStore(StoreBase):
             assert row is not None
             if row["ddl"] is None:
                 return
+            from psycopg import errors
+
             with self._translated():
-                self.conn.execute(str(row["ddl"]).encode())
+                try:
+                    self.conn.execute(str(row["ddl"]).encode())
+                except (errors.UniqueViolation, errors.DuplicateSchema):
+                    # IF NOT EXISTS is no guard against a creator racing us:
+                    # both see no schema, one insert into pg_namespace wins,
+                    # the other fails on its unique index. The board exists.
+                    pass
 
     # --- team mode's administration (git_lacunari/team.py) ---------------------
 

@@ -327,7 +327,9 @@ def test_sigterm_releases_the_task_at_once(
 ) -> None:
     lac("task", "add", "long", "--lane", "x", "--write", "core/")
     log, cmd = drain_log(tmp_path)
-    drainer = spawn(repo, "drain", "--lane", "x", *cmd, agent="d1", env={"GATE": "/nonexistent"})
+    drainer = spawn(
+        repo, "drain", "--lane", "x", *cmd, agent="d1", env={"GATE": str(tmp_path / "never-opened")}
+    )
     wait_for(lambda: logged(log, "start 1 d1"), "the drainer runs the task's command")
     drainer.send_signal(signal.SIGTERM)
     drainer.wait(timeout=DEADLINE_S)
@@ -342,7 +344,15 @@ def test_sigkill_mid_task_recovered_by_the_keeper(
 ) -> None:
     lac("task", "add", "crashy", "--lane", "x", "--write", "core/auth.py")
     log, cmd = drain_log(tmp_path)
-    victim = spawn(repo, "drain", "--lane", "x", *cmd, agent="victim", env={"GATE": "/nonexistent"})
+    victim = spawn(
+        repo,
+        "drain",
+        "--lane",
+        "x",
+        *cmd,
+        agent="victim",
+        env={"GATE": str(tmp_path / "never-opened")},
+    )
     wait_for(lambda: logged(log, "start 1 victim"), "the victim runs the task's command")
     os.killpg(victim.pid, signal.SIGKILL)  # the drainer and its command, as a crash would
     victim.wait(timeout=DEADLINE_S)

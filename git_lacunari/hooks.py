@@ -22,6 +22,7 @@ from .shipped import shipped
 
 HOOK_NAMES = ("pre-commit", "pre-push", "pre-merge-commit", "post-commit")
 SERVER_HOOK_NAMES = ("pre-receive", "post-receive")
+GUARD_HOOKS = ("pre-commit", "pre-push", "pre-merge-commit", "pre-receive")  # they refuse
 MARKER = "# git-lacunari guard hook"
 TEMPLATES = shipped("hooks")
 
@@ -119,13 +120,106 @@ def install(
         if path.exists() and not is_ours(path):
             path.replace(legacy)
             action = "chained"
-        elif path.exists() and path.read_text() == content:
+        elif path.exists() and path.read_text() == content and os.access(path, os.X_OK):
             changes.append(HookChange(name, str(path), "unchanged"))
             continue
         path.write_text(content)
         path.chmod(0o755)
         changes.append(HookChange(name, str(path), action))
     return changes
+
+
+@dataclass
+class HookState:
+    """One hook as git would find it (``git lac doctor``)."""
+
+    ours: bool = False
+    runs: bool = False  # a file git runs: there, and executable
+    problem: str | None = None  # missing, broken link, not executable, foreign, no git-lac
+    legacy: str | None = None  # NAME.legacy: runs, not executable (then skipped)
+    lac: str | None = None  # the git-lac our hook names
+    note: str | None = None  # worth saying, nothing fails for it
+
+    def said(self, name: str, fix: str) -> str:
+        return {
+            "missing": f"{name} missing: `{fix}`",
+            "broken link": f"{name} is a link to nothing: git runs no {name} (`{fix}`)",
+            "not executable": (f"{name} is not executable, so git skips it: `{fix}` (or chmod +x)"),
+            "foreign": (
+                f"{name} is another tool's hook and does not run git lac: `{fix}` keeps it "
+                f"as {name}.legacy and runs it first"
+            ),
+            "foreign, legacy taken": (
+                f"{name} is another tool's hook and does not run git lac, and {name}.legacy "
+                f"is taken: `{fix} --force` replaces {name}.legacy with it"
+            ),
+            "no git-lac": (
+                f"{name} runs {self.lac}, which is gone, and no git-lac is on PATH: "
+                f"the guard cannot run (`{fix}`)"
+            ),
+        }[self.problem or ""]
+
+
+LAC_LINE = re.compile(r"^LAC='((?:[^']|'\\'')*)'$", re.MULTILINE)
+FRAMEWORK = "pre-commit.com"  # in every hook script the pre-commit framework writes
+
+
+def hook_state(repo: Repo, directory: Path, name: str, *, bare: bool = False) -> HookState:
+    path, legacy = directory / name, directory / f"{name}.legacy"
+    state = HookState()
+    if not path.exists():
+        state.problem = "broken link" if path.is_symlink() else "missing"
+        return state
+    state.runs = path.is_file() and os.access(path, os.X_OK)
+    try:
+        text = path.read_text(errors="replace") if path.is_file() else ""
+    except OSError:
+        text = ""
+    state.ours = MARKER in text
+    if not state.ours:
+        if not state.runs:
+            state.problem = "not executable"
+        elif not _runs_lac(None if bare else Path(repo.toplevel), text, name):
+            state.problem = "foreign, legacy taken" if legacy.exists() else "foreign"
+        return state
+    if not state.runs:
+        state.problem = "not executable"
+        return state
+    found = LAC_LINE.search(text)
+    state.lac = found[1].replace("'\\''", "'") if found else None
+    if state.lac is not None and not os.access(state.lac, os.X_OK):
+        on_path = shutil.which("git-lac")
+        if on_path is None:
+            state.problem = "no git-lac"
+            return state
+        state.note = (
+            f"{name} runs {state.lac}, which is gone: git-lac from PATH ({on_path}) runs instead"
+        )
+    if legacy.exists():
+        state.legacy = "runs" if os.access(legacy, os.X_OK) else "not executable"
+        if state.legacy != "runs":
+            state.note = (
+                f"{name}.legacy (the hook that was there) is not executable, so it does not run"
+            )
+    return state
+
+
+def _runs_lac(worktree: Path | None, text: str, name: str) -> bool:
+    """A hook of another tool that runs the guard all the same: one that calls
+    ``git-lac guard`` / ``git lac guard``, or the pre-commit framework's with
+    lac's hooks in ``.pre-commit-config.yaml``."""
+    if re.search(r"git[- ]lac['\"]?\s+guard", text):
+        return True
+    if FRAMEWORK in text and worktree is not None:
+        try:
+            config = (worktree / ".pre-commit-config.yaml").read_text(errors="replace")
+        except OSError:
+            return False
+        wanted = {"pre-commit": "lac-guard", "pre-push": "lac-guard-push"}.get(
+            name, "lac-guard-merge" if name == "pre-merge-commit" else None
+        )
+        return wanted is not None and re.search(rf"id:\s*{wanted}\s*$", config, re.M) is not None
+    return False
 
 
 def uninstall(repo: Repo, *, names: tuple[str, ...] = HOOK_NAMES) -> list[HookChange]:

@@ -74,19 +74,38 @@ def _repository(repo: Repo, bare: bool) -> Check:
 
 
 def _hooks(repo: Repo, bare: bool) -> Check:
-    from ..hooks import HOOK_NAMES, SERVER_HOOK_NAMES, hooks_dir, is_ours
+    """Every hook git would run here, as git runs it: ours and executable, and
+    the git-lac it names there (or on PATH); a hook another tool put there
+    (kept as ``NAME.legacy`` by ``hooks install``) fails unless it runs the
+    guard itself (the pre-commit framework with lac's hooks configured)."""
+    from ..hooks import GUARD_HOOKS, HOOK_NAMES, SERVER_HOOK_NAMES, hook_state, hooks_dir
 
     names = SERVER_HOOK_NAMES if bare else HOOK_NAMES
     directory = hooks_dir(repo)
-    ours = [n for n in names if is_ours(directory / n)]
-    missing = [n for n in names if n not in ours]
-    facts = {"installed": ours, "missing": missing, "directory": str(directory)}
     fix = "git lac hooks install" + (" --server" if bare else "")
-    if not missing:
-        return Check("hooks", OK, f"{', '.join(ours)} installed in {directory}", facts)
-    if ours:
-        return Check("hooks", WARN, f"{', '.join(missing)} missing: `{fix}`", facts)
-    return Check("hooks", FAIL, f"not installed in {directory}: `{fix}`", facts)
+    states = {n: hook_state(repo, directory, n, bare=bare) for n in names}
+    facts: dict[str, Any] = {
+        "installed": [n for n, s in states.items() if s.ours and s.runs],
+        "missing": [n for n, s in states.items() if s.problem == "missing"],
+        "directory": str(directory),
+        "hooks": {n: vars(s) for n, s in states.items()},
+    }
+    troubles = [(n, s) for n, s in states.items() if s.problem]
+    if not troubles:
+        says = f"{', '.join(names)} installed in {directory}"
+        chained = [n for n, s in states.items() if s.legacy == "runs"]
+        if chained:
+            says += f" (running the hooks that were there first: {', '.join(chained)})"
+        notes = [s.note for s in states.values() if s.note]
+        if notes:
+            return Check("hooks", WARN, "; ".join([says, *notes]), facts)
+        return Check("hooks", OK, says, facts)
+    if all(s.problem == "missing" for s in states.values()):
+        return Check("hooks", FAIL, f"not installed in {directory}: `{fix}`", facts)
+    failing = any(n in GUARD_HOOKS or s.problem != "missing" for n, s in troubles)
+    parts = [s.said(n, fix) for n, s in troubles]
+    parts += [s.note for s in states.values() if s.note]
+    return Check("hooks", FAIL if failing else WARN, "; ".join(parts), facts)
 
 
 def _board(repo: Repo, bare: bool) -> tuple[Any, list[Check]]:

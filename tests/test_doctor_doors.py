@@ -1,0 +1,165 @@
+"""`git lac doctor` and the doors it vouches for, attacked (issue 22): a hook
+that is there but cannot run, another tool's hook, a stale remote-tracking
+ref behind a rewind, a bare server, a database whose own default isolation
+is not READ COMMITTED, a board URL that names no board file, and `git lac
+--help` from an editable install.
+
+Real repositories, real hooks fired by real `git commit` / `git push`, bare
+servers, real SQLite files and real PostgreSQL databases made and dropped."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from .conftest import Result, git, lac_process, make_repo
+from .test_doors import new_database
+from .test_guard import head
+from .test_server_guard import commit, write
+
+
+def doctor(where: Path, env: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+    said = lac_process(where, "doctor", "--json", env=env)
+    assert said.code in (0, 1), said
+    assert said.json["ok"] is (said.code == 0)
+    return said.code, {c["check"]: c for c in said.json["checks"]}
+
+
+def git_env() -> dict[str, str]:
+    """What a real `git commit` / `git push` runs hooks with: git-lac on PATH."""
+    return {
+        **os.environ,
+        "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"],
+    }
+
+
+def run_git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, env=env or git_env(), capture_output=True, text=True
+    )
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def not_executable(path: Path) -> None:
+    path.chmod(path.stat().st_mode & ~(stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH))
+
+
+# --- 1. hooks that are there but do not guard ----------------------------------------
+
+
+def test_a_hook_that_is_not_executable_fails_and_git_indeed_skips_it(repo: Path) -> None:
+    assert lac_process(repo, "init").code == 0
+    assert lac_process(repo, "hooks", "install").code == 0
+    assert lac_process(repo, "lock", "core/auth.py", "--as", "dana").code == 0
+    code, checks = doctor(repo)
+    assert code == 0 and checks["hooks"]["verdict"] == "ok", checks
+    not_executable(repo / ".git" / "hooks" / "pre-commit")
+    code, checks = doctor(repo)
+    assert code == 1 and checks["hooks"]["verdict"] == "fail", checks
+    assert "pre-commit is not executable, so git skips it" in checks["hooks"]["says"]
+    # What doctor warns of: git runs no guard, and a held path is committed.
+    (repo / "core" / "auth.py").write_text("erin\n")
+    committed = run_git(repo, "commit", "-qam", "erin", env={**git_env(), "LAC_AGENT": "erin"})
+    assert committed.code == 0, committed.err
+    # `hooks install` makes it executable again (it used to call it "unchanged").
+    again = lac_process(repo, "hooks", "install", "--json")
+    assert {h["hook"]: h["action"] for h in again.json["hooks"]}["pre-commit"] == "installed"
+    code, checks = doctor(repo)
+    assert code == 0 and checks["hooks"]["verdict"] == "ok", checks
+    (repo / "core" / "auth.py").write_text("erin again\n")
+    refused = run_git(repo, "commit", "-qam", "erin", env={**git_env(), "LAC_AGENT": "erin"})
+    assert refused.code == 1 and "held by dana" in refused.err, refused
+
+
+def test_a_foreign_hook_fails_until_installed_beside_ours(repo: Path, tmp_path: Path) -> None:
+    assert lac_process(repo, "init").code == 0
+    assert lac_process(repo, "hooks", "install").code == 0
+    hook = repo / ".git" / "hooks" / "pre-push"
+    marker = tmp_path / "foreign-ran"
+    hook.write_text(f"#!/bin/sh\ntouch '{marker}'\n")
+    hook.chmod(0o755)
+    code, checks = doctor(repo)
+    assert code == 1 and checks["hooks"]["verdict"] == "fail", checks
+    said = checks["hooks"]["says"]
+    assert "pre-push is another tool's hook and does not run git lac" in said
+    assert "keeps it as pre-push.legacy" in said
+    assert checks["hooks"]["facts"]["hooks"]["pre-push"]["problem"] == "foreign"
+    # A .legacy already there: the fix needs --force, and doctor says so.
+    (hook.parent / "pre-push.legacy").write_text("#!/bin/sh\nexit 0\n")
+    code, checks = doctor(repo)
+    assert code == 1 and "`git lac hooks install --force`" in checks["hooks"]["says"], checks
+    (hook.parent / "pre-push.legacy").unlink()
+    assert lac_process(repo, "hooks", "install").code == 0
+    code, checks = doctor(repo)
+    assert code == 0 and checks["hooks"]["verdict"] == "ok", checks
+    assert "running the hooks that were there first: pre-push" in checks["hooks"]["says"]
+    # The chained hook really runs on a real push.
+    bare = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    pushed = run_git(repo, "push", "-q", str(bare), "main")
+    assert pushed.code == 0, pushed.err
+    assert marker.exists()
+    # A chained hook that cannot run is said, but fails nothing (git skipped it before).
+    not_executable(hook.parent / "pre-push.legacy")
+    code, checks = doctor(repo)
+    assert code == 0 and checks["hooks"]["verdict"] == "warn", checks
+    assert "pre-push.legacy (the hook that was there) is not executable" in checks["hooks"]["says"]
+
+
+def test_a_hook_whose_git_lac_is_gone(repo: Path) -> None:
+    assert lac_process(repo, "init").code == 0
+    assert lac_process(repo, "hooks", "install").code == 0
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    text = hook.read_text()
+    lines = [
+        "LAC='/nonexistent/venv/bin/git-lac'" if line.startswith("LAC=") else line
+        for line in text.splitlines()
+    ]
+    hook.write_text("\n".join(lines) + "\n")
+    code, checks = doctor(repo)  # git-lac is still on PATH: said, not failed
+    assert code == 0 and checks["hooks"]["verdict"] == "warn", checks
+    assert "/nonexistent/venv/bin/git-lac, which is gone" in checks["hooks"]["says"]
+
+
+def test_a_pre_commit_framework_hook_with_lacs_hook_configured_passes(repo: Path) -> None:
+    assert lac_process(repo, "init").code == 0
+    assert lac_process(repo, "hooks", "install").code == 0
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/usr/bin/env bash\n# File generated by pre-commit: https://pre-commit.com\n")
+    code, checks = doctor(repo)
+    assert code == 1 and "pre-commit is another tool's hook" in checks["hooks"]["says"], checks
+    (repo / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: https://example.invalid/git-lacunari\n  rev: v0\n"
+        "  hooks:\n  - id: lac-guard\n"
+    )
+    code, checks = doctor(repo)
+    assert code == 0 and checks["hooks"]["verdict"] == "ok", checks
+
+
+def test_a_server_hook_that_is_not_executable_or_foreign_fails(tmp_path: Path) -> None:
+    bare = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    assert lac_process(bare, "hooks", "install", "--server").code == 0
+    code, checks = doctor(bare)
+    assert checks["hooks"]["verdict"] == "ok", checks
+    not_executable(bare / "hooks" / "pre-receive")
+    code, checks = doctor(bare)
+    assert code == 1 and checks["hooks"]["verdict"] == "fail", checks
+    assert "pre-receive is not executable" in checks["hooks"]["says"]
+    assert "`git lac hooks install --server`" in checks["hooks"]["says"]
+    (bare / "hooks" / "pre-receive").write_text("#!/bin/sh\nexit 0\n")
+    (bare / "hooks" / "pre-receive").chmod(0o755)
+    code, checks = doctor(bare)
+    assert code == 1 and "pre-receive is another tool's hook" in checks["hooks"]["says"], checks
+    # Only the after-the-fact hook missing: a warning.
+    assert lac_process(bare, "hooks", "install", "--server").code == 0
+    (bare / "hooks" / "post-receive").unlink()
+    code, checks = doctor(bare)
+    assert checks["hooks"]["verdict"] == "warn", checks

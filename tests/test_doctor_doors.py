@@ -163,3 +163,70 @@ def test_a_server_hook_that_is_not_executable_or_foreign_fails(tmp_path: Path) -
     (bare / "hooks" / "post-receive").unlink()
     code, checks = doctor(bare)
     assert checks["hooks"]["verdict"] == "warn", checks
+
+
+# --- 2. the client pre-push guard judges against what git says the remote has ---------
+
+
+@pytest.fixture
+def rewound(lac: Any, repo: Path, tmp_path: Path) -> dict[str, Any]:
+    """Erin's clone fetched dana's work on core/auth.py (``origin/main``);
+    then someone else force-pushed origin's main back below it. Dana holds
+    core/auth.py; erin's ``origin/main`` is stale."""
+    assert lac_process(repo, "hooks", "install").code == 0
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", str(origin))
+    git(repo, "remote", "add", "origin", str(origin))
+    base = head(repo)
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    work = commit(repo, "dana's work", write("core/auth.py", "dana's work\n"))
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    assert lac("lock", "core/auth.py", "--as", "dana").code == 0
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(origin), str(other))
+    git(other, "push", "-q", "--no-verify", "--force", "origin", f"{base}:refs/heads/main")
+    assert git(origin, "rev-parse", "main").strip() == base
+    assert git(repo, "rev-parse", "origin/main").strip() == work  # stale
+    return {"repo": repo, "origin": origin, "other": other, "base": base, "work": work}
+
+
+def test_a_push_over_a_rewind_its_clone_has_not_seen_is_refused(rewound: dict[str, Any]) -> None:
+    repo, origin = rewound["repo"], rewound["origin"]
+    mine = commit(repo, "erin's docs", write("docs/notes.md", "erin\n"))
+    # A fast-forward for git (origin is at base, an ancestor): only the guard stops it.
+    refused = run_git(repo, "push", "origin", "main", env={**git_env(), "LAC_AGENT": "erin"})
+    assert refused.code != 0, refused
+    assert f"refs/heads/main {rewound['work'][:12]} core/auth.py  held by dana" in refused.err
+    assert git(origin, "rev-parse", "main").strip() == rewound["base"]
+    # The holder's own push passes, and brings her work back.
+    own = run_git(repo, "push", "origin", "main", env={**git_env(), "LAC_AGENT": "dana"})
+    assert own.code == 0, own.err
+    assert git(origin, "rev-parse", "main").strip() == mine
+
+
+def test_a_fetched_rewind_changes_nothing_for_clean_work(rewound: dict[str, Any]) -> None:
+    """Once the clone has fetched the rewind, work on the rewound main that
+    leaves the held path alone passes."""
+    repo, origin = rewound["repo"], rewound["origin"]
+    git(repo, "fetch", "-q", "origin")
+    git(repo, "reset", "-q", "--hard", "origin/main")
+    mine = commit(repo, "erin's docs", write("docs/notes.md", "erin\n"))
+    pushed = run_git(repo, "push", "origin", "main", env={**git_env(), "LAC_AGENT": "erin"})
+    assert pushed.code == 0, pushed.err
+    assert git(origin, "rev-parse", "main").strip() == mine
+
+
+def test_a_remote_side_the_clone_never_saw_is_said(rewound: dict[str, Any]) -> None:
+    """The remote moved on to a commit this clone has not fetched: the guard
+    cannot judge against it, judges against the tracking ref, and says so."""
+    repo, other, origin = rewound["repo"], rewound["other"], rewound["origin"]
+    unseen = commit(other, "someone's docs", write("docs/other.md", "x\n"))
+    git(other, "push", "-q", "--no-verify", "origin", "main")
+    commit(repo, "erin's docs", write("docs/notes.md", "erin\n"))
+    env = {**git_env(), "LAC_AGENT": "erin"}
+    forced = run_git(repo, "push", "--force", "origin", "main", env=env)
+    assert f"refs/heads/main on origin is at {unseen[:12]}, which this clone has not fetched" in (
+        forced.err
+    ), forced
+    assert "judged against refs/remotes/origin/main" in forced.err
+    assert forced.code == 0, forced.err  # origin/main has dana's work: nothing new changes it

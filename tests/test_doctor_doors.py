@@ -230,3 +230,69 @@ def test_a_remote_side_the_clone_never_saw_is_said(rewound: dict[str, Any]) -> N
     ), forced
     assert "judged against refs/remotes/origin/main" in forced.err
     assert forced.code == 0, forced.err  # origin/main has dana's work: nothing new changes it
+
+
+# --- 3. a bare server repository is told what a server needs ---------------------------
+
+
+def listing(directory: Path) -> list[str]:
+    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*"))
+
+
+def test_a_bare_repository_is_pointed_at_the_server_install(tmp_path: Path) -> None:
+    bare = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    before, config = listing(bare), git(bare, "config", "--list")
+    for verb in ("install", "uninstall"):
+        said = lac_process(bare, "hooks", verb)
+        assert said.code == 2, said
+        assert said.out == "" and len(said.err.splitlines()) == 1, said
+        assert f"`git lac hooks {verb} --server`" in said.err
+        assert "git lac init" not in said.err
+    # Any client command: one line that says what a server needs (exit 3, README).
+    status = lac_process(bare, "status")
+    assert status.code == 3 and len(status.err.splitlines()) == 1, status
+    assert "a bare repository (a server)" in status.err
+    assert "`git lac hooks install --server`" in status.err
+    code, checks = doctor(bare)
+    assert code == 1
+    assert "`git config lac.url URL`" in checks["board"]["says"], checks
+    assert "`git lac hooks install --server`" in checks["board"]["says"]
+    assert (listing(bare), git(bare, "config", "--list")) == (before, config)
+    # With a lac.url naming no board yet: the board is made from a clone.
+    git(bare, "config", "lac.url", f"sqlite://{tmp_path / 'board.db'}")
+    code, checks = doctor(bare)
+    assert code == 1 and checks["board"]["verdict"] == "fail", checks
+    assert "(a clone makes it: `git lac init --url URL`)" in checks["board"]["says"]
+    # A PostgreSQL board of an older schema: migrated from a clone, too.
+    assert "in a clone (not in this server repository)" in doctor_advice("`git lac init`")
+
+
+def doctor_advice(says: str) -> str:
+    from git_lacunari.commands.doctor import _advice
+
+    return _advice(says, True)
+
+
+# --- 5. a board URL that names no board file ---------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["/dev/null", "a directory"])
+def test_a_board_url_naming_no_board_file_says_what_is_there(
+    repo: Path, tmp_path: Path, target: str
+) -> None:
+    path = target
+    if target == "a directory":
+        (tmp_path / "boards").mkdir()
+        path = str(tmp_path / "boards")
+    git(repo, "config", "lac.url", f"sqlite://{path}")
+    code, checks = doctor(repo)
+    assert code == 1 and checks["reachable"]["verdict"] == "fail", checks
+    kind = "a directory" if target == "a directory" else "not a regular file"
+    assert f"the board URL names {path}, which is {kind}" in checks["reachable"]["says"]
+    assert "no board yet" not in checks["reachable"]["says"]
+    # Every other door says the same, and writes nothing there.
+    init = lac_process(repo, "init")
+    assert init.code == 3 and f"which is {kind}" in init.err, init
+    if target == "a directory":
+        assert list(Path(path).iterdir()) == []

@@ -7,6 +7,8 @@ One verdict per line (``ok``, ``warn``, ``FAIL``); exit 0 when nothing fails,
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +51,7 @@ def run(session: Session) -> Result:
     chosen, board_checks = _board(repo, bare)
     checks += board_checks
     if chosen is not None:
-        checks += _live(repo, chosen)
+        checks += [dataclasses.replace(c, says=_advice(c.says, bare)) for c in _live(repo, chosen)]
     if not bare:
         checks.append(_identity(repo, session.as_name))
     failed = [c for c in checks if c.verdict == FAIL]
@@ -116,10 +118,20 @@ def _board(repo: Repo, bare: bool) -> tuple[Any, list[Check]]:
     from ..store import is_postgres_url
 
     door = "server guard" if bare else "commands, hooks, page, keeper"
+    if bare and not repo.get("lac.url"):
+        says = (
+            f"{door}: no lac.url in this server's config: `git config lac.url URL` (the board "
+            "the clones use; `git config lac.board NAME` too for PostgreSQL), then "
+            "`git lac hooks install --server`"
+        )
+        return None, [Check("board", FAIL, says, {"door": door})]
     try:
         chosen = server_board(repo) if bare else resolve_board(repo)
     except (CannotWorkHere, InvalidInput) as exc:
-        return None, [Check("board", FAIL, f"{door}: {exc.message}", {"door": door})]
+        says = f"{door}: {_advice(exc.message, bare)}"
+        if bare and "no board at" in says and "git lac init" not in says:
+            says += " (a clone makes it: `git lac init --url URL`)"
+        return None, [Check("board", FAIL, says, {"door": door})]
     facts = {"door": door, "url": _redacted(chosen.url), "board": chosen.board}
     facts["source"] = chosen.source
     checks = [Check("board", OK, f"{door}: {chosen.where} ({chosen.source})", facts)]
@@ -154,6 +166,16 @@ def _board(repo: Repo, bare: bool) -> tuple[Any, list[Check]]:
     return chosen, checks
 
 
+def _advice(says: str, bare: bool) -> str:
+    """In a server repository, advice to run `git lac init` is advice for a clone."""
+    if not bare:
+        return says
+    return INIT.sub(lambda m: f"{m[0]} in a clone (not in this server repository)", says)
+
+
+INIT = re.compile(r"`git lac init[^`]*`")
+
+
 def _redacted(url: str | None) -> str | None:
     from ..store import redact
 
@@ -175,7 +197,10 @@ def _live(repo: Repo, chosen: Any) -> list[Check]:
     except LacError as exc:
         return [Check("reachable", FAIL, exc.message)]
     if store is None:
-        return [Check("reachable", FAIL, "no board yet: `git lac init`", {"version": None})]
+        from ..store.sqlite import sqlite_path
+
+        says = f"no board yet at {sqlite_path(chosen.url, repo.common_dir)}: `git lac init`"
+        return [Check("reachable", FAIL, says, {"version": None})]
     try:
         checks = []
         latest = latest_version(store.dialect)

@@ -187,6 +187,6 @@ def open_existing(
     from .sqlite import SqliteStore, sqlite_path
 
     path = sqlite_path(url, common_dir)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         return None
-    return SqliteStore(path, seconds)
+    return SqliteStore(path, seconds)  # not a file: it says what is there

@@ -296,3 +296,86 @@ def test_a_board_url_naming_no_board_file_says_what_is_there(
     assert init.code == 3 and f"which is {kind}" in init.err, init
     if target == "a directory":
         assert list(Path(path).iterdir()) == []
+
+
+# --- 4. the isolation a plain connection gets, from the server itself -------------------
+
+
+@pytest.fixture
+def pg_project(repo: Path, pg_server: str) -> Any:
+    """A project whose board is in a database of its own (made and dropped)."""
+    with new_database(pg_server) as url:
+        assert lac_process(repo, "init", "--url", url).code == 0
+        assert lac_process(repo, "hooks", "install").code == 0
+        yield url
+
+
+def sql(url: str, *statements: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for statement in statements:
+            conn.execute(statement)  # type: ignore[arg-type]
+
+
+def database_of(url: str) -> str:
+    return urlsplit(url).path.lstrip("/")
+
+
+def test_isolation_is_the_databases_own_default_whatever_pgoptions_says(
+    repo: Path, pg_project: str
+) -> None:
+    url, name = pg_project, database_of(pg_project)
+    code, checks = doctor(repo)
+    assert checks["isolation"]["verdict"] == "ok", checks
+    assert checks["isolation"]["facts"]["source"] == "default"
+    sql(url, f"ALTER DATABASE \"{name}\" SET default_transaction_isolation = 'repeatable read'")
+    # This shell's PGOPTIONS says read committed: a plain psql elsewhere gets
+    # the database's default, and so does the report.
+    rc = {"PGOPTIONS": r"-c default_transaction_isolation=read\ committed"}
+    for env in (None, rc):
+        code, checks = doctor(repo, env=env)
+        iso = checks["isolation"]
+        assert iso["verdict"] == "warn" and code == 0, checks
+        assert iso["facts"]["default"] == "repeatable read"
+        assert iso["facts"]["source"] == "database"
+        assert iso["facts"]["guarded"] is True
+        assert "repeatable read (ALTER DATABASE ... SET)" in iso["says"]
+        assert "refuses any other caller's write (LAC02)" in iso["says"]
+    # git lac itself still works there: its sessions set READ COMMITTED.
+    assert lac_process(repo, "lock", "docs/", "--as", "dana").code == 0
+    # The other way round: the database is fine, this shell's PGOPTIONS is not.
+    sql(url, f'ALTER DATABASE "{name}" RESET default_transaction_isolation')
+    code, checks = doctor(repo, env={"PGOPTIONS": "-c default_transaction_isolation=serializable"})
+    iso = checks["isolation"]
+    assert iso["verdict"] == "warn" and iso["facts"]["default"] == "read committed", checks
+    assert iso["facts"]["yours"] == "serializable"
+    assert "PGOPTIONS or the URL's options make it serializable" in iso["says"]
+
+
+def test_isolation_names_a_role_of_its_own_and_fails_an_unguarded_board(
+    repo: Path, pg_project: str
+) -> None:
+    import uuid
+
+    url, name = pg_project, database_of(pg_project)
+    role = "lac_dd_" + uuid.uuid4().hex[:10]
+    sql(url, f'CREATE ROLE "{role}"')
+    try:
+        sql(
+            url,
+            f'ALTER ROLE "{role}" IN DATABASE "{name}" '
+            "SET default_transaction_isolation = 'serializable'",
+        )
+        code, checks = doctor(repo)
+        iso = checks["isolation"]
+        assert iso["verdict"] == "warn", checks
+        assert f"role {role} in {name} gets serializable" in iso["says"]
+        # A board whose write functions let any level through: a stale grant is possible.
+        board = git(repo, "config", "lac.board").strip()
+        sql(url, f'DROP FUNCTION "{board}".lac_require_current()')
+        code, checks = doctor(repo)
+        assert code == 1 and checks["isolation"]["verdict"] == "fail", checks
+        assert checks["isolation"]["facts"]["guarded"] is False
+    finally:
+        sql(url, f'DROP ROLE "{role}"')

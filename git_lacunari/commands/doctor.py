@@ -227,19 +227,82 @@ def _live(repo: Repo, chosen: Any) -> list[Check]:
         store.close()
 
 
+SOURCES = {
+    "database": "ALTER DATABASE ... SET",
+    "user": "ALTER ROLE ... SET",
+    "database user": "ALTER ROLE ... IN DATABASE ... SET",
+    "configuration file": "postgresql.conf",
+    "default": "PostgreSQL's default",
+}
+
+
 def _isolation(store: Any) -> Check:
-    level = store.default_isolation()
-    facts = {"default": level}
-    if level is None:
-        return Check("isolation", OK, "SQLite: every write begins IMMEDIATE", facts)
+    """What a plain connection to the board's database gets (never what this
+    shell's PGOPTIONS or the URL's options add): READ COMMITTED is safe. Any
+    other level is safe for git lac (every session of its own sets READ
+    COMMITTED) and for the board when its write functions refuse other
+    levels (LAC02): a warning, since every other caller's write is refused;
+    a failure when they do not (a stale grant is possible)."""
+    found = store.default_isolation()
+    if found is None:
+        return Check("isolation", OK, "SQLite: every write begins IMMEDIATE", {"default": None})
+    level, source = found["level"], found["source"]
+    facts = {"default": level, "source": source}
+    facts |= {"settings": found["settings"], "yours": found["yours"]}
+    facts["guarded"] = found["guarded"]
+    origin = SOURCES.get(source, source)
+    unsafe = [s for s in found["settings"] if s["level"].strip("'\"").lower() != "read committed"]
+    notes = [
+        f"role {s['role'] or 'every role'}"
+        + (f" in {s['database']}" if s["database"] else "")
+        + f" gets {s['level']}"
+        for s in unsafe
+        if not (s["level"] == level and _source_is(s, source))
+    ]
+    if found["yours"] and found["yours"] != "read committed":
+        notes.append(f"this shell's PGOPTIONS or the URL's options make it {found['yours']}")
+    fixes = []
+    if level != "read committed":
+        fixes.append(FIXES.get(source, f"set default_transaction_isolation where {source} sets it"))
+    if len(notes) > (1 if found["yours"] and found["yours"] != "read committed" else 0):
+        fixes.append("ALTER ROLE ... RESET default_transaction_isolation for those roles")
+    if found["yours"] and found["yours"] != "read committed":
+        fixes.append("drop default_transaction_isolation from PGOPTIONS or the URL's options")
+    fix = " and ".join(f"`{f}`" if f.startswith("ALTER") else f for f in fixes)
+    if level == "read committed" and not notes:
+        return Check("isolation", OK, f"the database's default is read committed ({origin})", facts)
     if level == "read committed":
-        return Check("isolation", OK, "the database's default is read committed", facts)
-    says = (
-        f"the database's default is {level}: git lac's own sessions set READ COMMITTED, "
-        "but the board refuses any other caller's write (LAC02) until "
-        "`ALTER DATABASE ... SET default_transaction_isolation = 'read committed'`"
+        says = f"the database's default is read committed ({origin}), but " + "; ".join(notes)
+    else:
+        says = "; ".join([f"the database's default is {level} ({origin})", *notes])
+    if not found["guarded"]:
+        says += (
+            ": this board's write functions do not refuse it (no lac_require_current), so "
+            "another caller may be granted a path on stale data: `git lac init` migrates "
+            f"it, and {fix}"
+        )
+        return Check("isolation", FAIL, says, facts)
+    says += (
+        ": git lac's own sessions set READ COMMITTED, and the board refuses any other "
+        f"caller's write (LAC02) until {fix}"
     )
-    return Check("isolation", FAIL, says, facts)
+    return Check("isolation", WARN, says, facts)
+
+
+FIXES = {
+    "database": "ALTER DATABASE ... SET default_transaction_isolation = 'read committed'",
+    "user": "ALTER ROLE ... SET default_transaction_isolation = 'read committed'",
+    "database user": (
+        "ALTER ROLE ... IN DATABASE ... SET default_transaction_isolation = 'read committed'"
+    ),
+    "configuration file": "default_transaction_isolation = 'read committed' in postgresql.conf",
+}
+
+
+def _source_is(setting: dict[str, str], source: str) -> bool:
+    """Whether a role/database setting is the one the plain connection reported."""
+    kind = {(True, False): "user", (False, True): "database", (True, True): "database user"}
+    return kind.get((bool(setting["role"]), bool(setting["database"]))) == source
 
 
 def _case(board: Any, clone: bool) -> Check:

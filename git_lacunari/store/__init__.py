@@ -76,9 +76,10 @@ class Store(Protocol):
 
     def schema_version(self) -> int | None: ...
 
-    def default_isolation(self) -> str | None:
+    def default_isolation(self) -> dict[str, Any] | None:
         """The isolation level a caller that sets none gets on this board's
-        database (PostgreSQL; None on SQLite, whose writes begin IMMEDIATE)."""
+        database, and where it comes from (PostgreSQL; None on SQLite, whose
+        writes begin IMMEDIATE)."""
 
     def close(self) -> None: ...
 

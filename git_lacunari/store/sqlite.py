@@ -170,9 +170,9 @@ class SqliteStore(StoreBase):
                 return False
             time.sleep(min(left, CHANGE_POLL_S))
 
-    def default_isolation(self) -> str | None:
-        row = self.one("default_isolation")
-        return None if row is None or row["level"] is None else str(row["level"])
+    def default_isolation(self) -> dict[str, Any] | None:
+        self.one("default_isolation")  # nothing to report: writes begin IMMEDIATE
+        return None
 
     def close(self) -> None:
         self.conn.close()

@@ -10,6 +10,7 @@ servers, real SQLite files and real PostgreSQL databases made and dropped."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .conftest import Result, git, lac_process, make_repo
+from .conftest import Result, git, lac_process
 from .test_doors import new_database
 from .test_guard import head
 from .test_server_guard import commit, write
@@ -219,7 +220,7 @@ def test_a_fetched_rewind_changes_nothing_for_clean_work(rewound: dict[str, Any]
 def test_a_remote_side_the_clone_never_saw_is_said(rewound: dict[str, Any]) -> None:
     """The remote moved on to a commit this clone has not fetched: the guard
     cannot judge against it, judges against the tracking ref, and says so."""
-    repo, other, origin = rewound["repo"], rewound["other"], rewound["origin"]
+    repo, other = rewound["repo"], rewound["other"]
     unseen = commit(other, "someone's docs", write("docs/other.md", "x\n"))
     git(other, "push", "-q", "--no-verify", "origin", "main")
     commit(repo, "erin's docs", write("docs/notes.md", "erin\n"))
@@ -315,7 +316,7 @@ def sql(url: str, *statements: str) -> None:
 
     with psycopg.connect(url, autocommit=True) as conn:
         for statement in statements:
-            conn.execute(statement)  # type: ignore[arg-type]
+            conn.execute(statement)
 
 
 def database_of(url: str) -> str:
@@ -379,3 +380,45 @@ def test_isolation_names_a_role_of_its_own_and_fails_an_unguarded_board(
         assert checks["isolation"]["facts"]["guarded"] is False
     finally:
         sql(url, f'DROP ROLE "{role}"')
+
+
+# --- 6. `git lac --help` from an editable install ------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("man") is None, reason="no man on this machine")
+def test_git_lac_help_opens_the_man_page_of_an_editable_install(tmp_path: Path) -> None:
+    """`pip install -e .` (into a prefix of its own, from a copy of this
+    checkout, offline), then a real `git lac --help`: git runs `man git-lac`,
+    which finds the page beside the install's bin/ and nowhere else."""
+    from .conftest import REPO_ROOT
+    from .test_install import SOURCE_IGNORED
+
+    source, prefix = tmp_path / "source", tmp_path / "prefix"
+    shutil.copytree(REPO_ROOT, source, ignore=SOURCE_IGNORED)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "install"]
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MANPATH")}
+    # -I: beside this environment's own git-lacunari, which pip would uninstall.
+    flags = ["-I", "--no-deps", "--no-build-isolation", "--no-index", "--prefix", str(prefix)]
+    installed = subprocess.run(
+        [*pip, *flags, "-e", str(source)], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert installed.returncode == 0, installed.stderr
+    assert (prefix / "share" / "man" / "man1" / "git-lac.1").is_file()
+    # Only the install's bin/ and the system's: no other git-lac, no other page.
+    env |= {"PATH": f"{prefix / 'bin'}:/usr/bin:/bin", "MANPAGER": "cat", "MANWIDTH": "80"}
+    # (Its git-lac runs this interpreter, which imports this checkout's package.)
+    helped = subprocess.run(
+        ["git", "lac", "--help"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert helped.returncode == 0, helped
+    assert "git-lac - claim tasks and lock paths on a shared board" in helped.stdout
+    # `git lac help`: click's help, no man page needed; one command's too.
+    said = subprocess.run(
+        ["git", "lac", "help", "task", "add"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert said.returncode == 0 and said.stdout.startswith("Usage: git lac task add"), said
+    wrong = subprocess.run(
+        ["git", "lac", "help", "nosuch"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert wrong.returncode == 2 and wrong.stdout == "", wrong
+    assert wrong.stderr == "git lac: no such command: git lac nosuch (`git lac help` lists them)\n"

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CannotWorkHere, HookConflict
+from .errors import CannotWorkHere, HookConflict, InvalidInput
 from .repo import Repo, git
 from .shipped import shipped
 
@@ -102,9 +102,19 @@ def install(
 ) -> list[HookChange]:
     directory = hooks_dir(repo)
     exe = executable or lac_executable()
+    if directory.exists() and not directory.is_dir():
+        raise CannotWorkHere(
+            f"cannot install hooks: {directory}, where git looks for them, is not a directory"
+        )
     planned: list[tuple[str, Path, str]] = []
     for name in names:  # decide everything before touching anything
         path, legacy = directory / name, directory / f"{name}.legacy"
+        if (path.exists() and not path.is_file()) or (legacy.exists() and not legacy.is_file()):
+            odd = path if path.exists() and not path.is_file() else legacy
+            raise InvalidInput(
+                f"{odd} is not a file (a directory?): git cannot run it as a hook; "
+                "move it aside, then `git lac hooks install`"
+            )
         if path.exists() and not is_ours(path) and legacy.exists() and not force:
             raise HookConflict(
                 path=str(path),
@@ -112,7 +122,10 @@ def install(
                 advice="--force replaces the old .legacy with the current hook",
             )
         planned.append((name, path, render(name, exe)))
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CannotWorkHere(f"cannot install hooks in {directory}: {exc.strerror}") from None
     changes = []
     for name, path, content in planned:
         legacy = directory / f"{name}.legacy"
@@ -144,6 +157,10 @@ class HookState:
         return {
             "missing": f"{name} missing: `{fix}`",
             "broken link": f"{name} is a link to nothing: git runs no {name} (`{fix}`)",
+            "not a file": (
+                f"{name} is not a file (a directory?), so git cannot run it: move it "
+                f"aside, then `{fix}`"
+            ),
             "not executable": (f"{name} is not executable, so git skips it: `{fix}` (or chmod +x)"),
             "foreign": (
                 f"{name} is another tool's hook and does not run git lac: `{fix}` keeps it "
@@ -170,7 +187,10 @@ def hook_state(repo: Repo, directory: Path, name: str, *, bare: bool = False) ->
     if not path.exists():
         state.problem = "broken link" if path.is_symlink() else "missing"
         return state
-    state.runs = path.is_file() and os.access(path, os.X_OK)
+    if not path.is_file():
+        state.problem = "not a file"
+        return state
+    state.runs = os.access(path, os.X_OK)
     try:
         text = path.read_text(errors="replace") if path.is_file() else ""
     except OSError:

@@ -422,3 +422,71 @@ def test_git_lac_help_opens_the_man_page_of_an_editable_install(tmp_path: Path) 
     )
     assert wrong.returncode == 2 and wrong.stdout == "", wrong
     assert wrong.stderr == "git lac: no such command: git lac nosuch (`git lac help` lists them)\n"
+
+
+# --- odd layouts --------------------------------------------------------------------------
+
+
+def test_doctor_and_hooks_in_a_separate_git_dir_and_a_symlinked_hooks_dir(tmp_path: Path) -> None:
+    work, gitdir = tmp_path / "work", tmp_path / "elsewhere.git"
+    git(tmp_path, "init", "-q", f"--separate-git-dir={gitdir}", str(work))
+    (work / "a.txt").write_text("a\n")
+    git(work, "add", ".")
+    git(work, "commit", "-qm", "a")
+    shared = tmp_path / "shared-hooks"
+    shared.mkdir()
+    (gitdir / "hooks").rename(tmp_path / "old-hooks")
+    (gitdir / "hooks").symlink_to(shared)
+    assert lac_process(work, "init").code == 0
+    installed = lac_process(work, "hooks", "install")
+    assert installed.code == 0, installed.err
+    assert (shared / "pre-commit").is_file()
+    code, checks = doctor(work)
+    assert code == 0 and checks["hooks"]["verdict"] == "ok", checks
+    assert checks["hooks"]["facts"]["directory"] == str(shared)
+    # The hooks guard for real there.
+    assert lac_process(work, "lock", "a.txt", "--as", "dana").code == 0
+    (work / "a.txt").write_text("erin\n")
+    refused = run_git(work, "commit", "-qam", "erin", env={**git_env(), "LAC_AGENT": "erin"})
+    assert refused.code == 1 and "held by dana" in refused.err, refused
+
+
+def test_a_hooks_dir_or_a_hook_that_is_no_file_is_said_in_one_line(repo: Path) -> None:
+    assert lac_process(repo, "init").code == 0
+    hooks = repo / ".git" / "hooks"
+    shutil.rmtree(hooks)
+    hooks.write_text("not a directory\n")
+    code, checks = doctor(repo)
+    assert code == 1 and "is not a directory: git runs none" in checks["hooks"]["says"], checks
+    said = lac_process(repo, "hooks", "install")
+    assert said.code == 3 and len(said.err.splitlines()) == 1, said
+    assert "is not a directory" in said.err and "Traceback" not in said.err
+    hooks.unlink()
+    (hooks / "pre-commit").mkdir(parents=True)
+    code, checks = doctor(repo)
+    assert code == 1 and "pre-commit is not a file (a directory?)" in checks["hooks"]["says"]
+    said = lac_process(repo, "hooks", "install")
+    assert said.code == 2 and "is not a file (a directory?)" in said.err, said
+    # Nothing written: the directory was not chained as pre-commit.legacy.
+    assert sorted(p.name for p in hooks.iterdir()) == ["pre-commit"]
+    assert (hooks / "pre-commit").is_dir()
+
+
+def test_a_relative_hooks_path_is_each_worktrees_own(repo: Path, tmp_path: Path) -> None:
+    assert lac_process(repo, "init").code == 0
+    git(repo, "config", "core.hooksPath", ".githooks")
+    assert lac_process(repo, "hooks", "install").code == 0
+    assert (repo / ".githooks" / "pre-commit").is_file()
+    code, checks = doctor(repo)
+    assert code == 0 and checks["hooks"]["verdict"] == "ok", checks
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", str(linked))
+    code, checks = doctor(linked)
+    assert code == 1 and checks["hooks"]["verdict"] == "fail", checks
+    assert checks["hooks"]["facts"]["directory"] == str(linked / ".githooks")
+    assert "core.hooksPath .githooks is relative" in checks["hooks"]["says"]
+    # What doctor says is what git does: the linked worktree runs no guard.
+    assert lac_process(repo, "lock", "README", "--as", "dana").code == 0
+    (linked / "README").write_text("erin\n")
+    env = {**git_env(), "LAC_AGENT": "erin"}
+    assert run_git(linked, "commit", "-qam", "erin", env=env).code == 0

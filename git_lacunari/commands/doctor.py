@@ -8,6 +8,7 @@ One verdict per line (``ok``, ``warn``, ``FAIL``); exit 0 when nothing fails,
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,6 +86,9 @@ def _hooks(repo: Repo, bare: bool) -> Check:
     names = SERVER_HOOK_NAMES if bare else HOOK_NAMES
     directory = hooks_dir(repo)
     fix = "git lac hooks install" + (" --server" if bare else "")
+    if directory.exists() and not directory.is_dir():
+        says = f"{directory}, where git looks for hooks, is not a directory: git runs none"
+        return Check("hooks", FAIL, says, {"directory": str(directory), "installed": []})
     states = {n: hook_state(repo, directory, n, bare=bare) for n in names}
     facts: dict[str, Any] = {
         "installed": [n for n, s in states.items() if s.ours and s.runs],
@@ -103,7 +107,14 @@ def _hooks(repo: Repo, bare: bool) -> Check:
             return Check("hooks", WARN, "; ".join([says, *notes]), facts)
         return Check("hooks", OK, says, facts)
     if all(s.problem == "missing" for s in states.values()):
-        return Check("hooks", FAIL, f"not installed in {directory}: `{fix}`", facts)
+        says = f"not installed in {directory}: `{fix}`"
+        configured = repo.get("core.hooksPath")
+        if configured and not os.path.isabs(os.path.expanduser(configured)) and not bare:
+            says += (
+                f" (core.hooksPath {configured} is relative: each worktree runs the hooks "
+                "in its own copy of it; commit them there, or make it absolute)"
+            )
+        return Check("hooks", FAIL, says, facts)
     failing = any(n in GUARD_HOOKS or s.problem != "missing" for n, s in troubles)
     parts = [s.said(n, fix) for n, s in troubles]
     parts += [s.note for s in states.values() if s.note]

@@ -161,6 +161,10 @@ class HookState:
                 f"{name} is not a file (a directory?), so git cannot run it: move it "
                 f"aside, then `{fix}`"
             ),
+            "legacy not a file": (
+                f"{name}.legacy is not a file (a directory?): {name} tries to run it first "
+                f"and fails every time; move it aside"
+            ),
             "not executable": (f"{name} is not executable, so git skips it: `{fix}` (or chmod +x)"),
             "foreign": (
                 f"{name} is another tool's hook and does not run git lac: `{fix}` keeps it "
@@ -215,6 +219,10 @@ def hook_state(repo: Repo, directory: Path, name: str, *, bare: bool = False) ->
         state.note = (
             f"{name} runs {state.lac}, which is gone: git-lac from PATH ({on_path}) runs instead"
         )
+    if legacy.exists() and not legacy.is_file():
+        state.legacy = "not a file"
+        state.problem = "legacy not a file"  # the hook runs it, and fails: every time
+        return state
     if legacy.exists():
         state.legacy = "runs" if os.access(legacy, os.X_OK) else "not executable"
         if state.legacy != "runs":

@@ -451,7 +451,9 @@ def test_doctor_and_hooks_in_a_separate_git_dir_and_a_symlinked_hooks_dir(tmp_pa
     assert refused.code == 1 and "held by dana" in refused.err, refused
 
 
-def test_a_hooks_dir_or_a_hook_that_is_no_file_is_said_in_one_line(repo: Path) -> None:
+def test_a_hooks_dir_or_a_hook_that_is_no_file_is_said_in_one_line(
+    repo: Path, tmp_path: Path
+) -> None:
     assert lac_process(repo, "init").code == 0
     hooks = repo / ".git" / "hooks"
     shutil.rmtree(hooks)
@@ -470,6 +472,19 @@ def test_a_hooks_dir_or_a_hook_that_is_no_file_is_said_in_one_line(repo: Path) -
     # Nothing written: the directory was not chained as pre-commit.legacy.
     assert sorted(p.name for p in hooks.iterdir()) == ["pre-commit"]
     assert (hooks / "pre-commit").is_dir()
+    # A directory where our hook looks for the one it runs first: every commit
+    # would fail; doctor says so.
+    (hooks / "pre-commit").rename(hooks / "pre-commit.legacy")
+    (hooks / "pre-commit.legacy" / "x").write_text("x\n")
+    installed = lac_process(repo, "hooks", "install")
+    assert installed.code == 2 and "pre-commit.legacy is not a file" in installed.err, installed
+    (hooks / "pre-commit.legacy").rename(tmp_path / "aside")
+    assert lac_process(repo, "hooks", "install").code == 0
+    (tmp_path / "aside").rename(hooks / "pre-commit.legacy")
+    code, checks = doctor(repo)
+    assert code == 1 and "pre-commit.legacy is not a file" in checks["hooks"]["says"], checks
+    failed = run_git(repo, "commit", "-q", "--allow-empty", "-m", "x")
+    assert failed.code != 0, failed  # what doctor warned of
 
 
 def test_a_relative_hooks_path_is_each_worktrees_own(repo: Path, tmp_path: Path) -> None:

@@ -505,3 +505,31 @@ def test_a_relative_hooks_path_is_each_worktrees_own(repo: Path, tmp_path: Path)
     (linked / "README").write_text("erin\n")
     env = {**git_env(), "LAC_AGENT": "erin"}
     assert run_git(linked, "commit", "-qam", "erin", env=env).code == 0
+
+
+def test_a_server_that_denies_rewinds_guards_first_and_doctor_says_which(
+    lac: Any, repo: Path, tmp_path: Path, board_url: str | None
+) -> None:
+    from .test_server_guard import server_for
+
+    server = server_for(repo, tmp_path, board_url, "path")
+    code, checks = doctor(server.bare)
+    assert checks["repository"]["facts"]["deny_non_fast_forwards"] is False, checks
+    assert "refused by the guard alone" in checks["repository"]["says"]
+    denied = lac_process(server.bare, "hooks", "install", "--server", "--deny-non-fast-forwards")
+    assert denied.code == 0, denied.err
+    code, checks = doctor(server.bare)
+    assert code == 0, checks
+    assert checks["repository"]["facts"]["deny_non_fast_forwards"] is True
+    assert "git refuses every rewind" in checks["repository"]["says"]
+    base = head(repo)
+    commit(repo, "dana's work", write("core/auth.py", "dana\n"))
+    assert server.push("main").code == 0
+    assert lac("lock", "core/auth.py", "--as", "dana").code == 0
+    back = f"{base}:refs/heads/main"
+    erin = server.push("--force", back, "-o", "lac.agent=erin")
+    assert erin.code != 0 and "(pre-receive hook declined)" in erin.err, erin
+    assert "core/auth.py  held by dana" in erin.err
+    dana = server.push("--force", back, "-o", "lac.agent=dana")  # the guard lets her; git does not
+    assert dana.code != 0 and "(non-fast-forward)" in dana.err, dana
+    assert "pre-receive hook declined" not in dana.err

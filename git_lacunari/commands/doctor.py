@@ -73,7 +73,18 @@ def _repository(repo: Repo, bare: bool) -> Check:
     traits = [t for t, on in (("shallow", shallow), ("partial", partial)) if on]
     says = kind + (f", {' and '.join(traits)}" if traits else "")
     facts = {"kind": kind.split(" ")[0], "shallow": shallow, "partial": partial}
+    if bare:
+        deny = (repo.get("receive.denyNonFastForwards") or "").lower() in TRUE
+        facts["deny_non_fast_forwards"] = deny
+        says += (
+            "; git refuses every rewind (receive.denyNonFastForwards)"
+            if deny
+            else "; rewinds that change a held path are refused by the guard alone"
+        )
     return Check("repository", OK, says, facts)
+
+
+TRUE = ("true", "yes", "on", "1")
 
 
 def _hooks(repo: Repo, bare: bool) -> Check:

@@ -211,14 +211,13 @@ def hook_state(repo: Repo, directory: Path, name: str, *, bare: bool = False) ->
         return state
     found = LAC_LINE.search(text)
     state.lac = found[1].replace("'\\''", "'") if found else None
-    if state.lac is not None and not os.access(state.lac, os.X_OK):
+    if state.lac is not None and not ("/" in state.lac and os.access(state.lac, os.X_OK)):
         on_path = shutil.which("git-lac")
         if on_path is None:
             state.problem = "no git-lac"
             return state
-        state.note = (
-            f"{name} runs {state.lac}, which is gone: git-lac from PATH ({on_path}) runs instead"
-        )
+        if "/" in state.lac:  # a bare name is looked up on PATH, as it was meant to be
+            state.note = f"{name} runs {state.lac}, which is gone: git-lac from PATH ({on_path}) runs instead"
     if legacy.exists() and not legacy.is_file():
         state.legacy = "not a file"
         state.problem = "legacy not a file"  # the hook runs it, and fails: every time

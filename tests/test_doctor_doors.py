@@ -533,3 +533,33 @@ def test_a_server_that_denies_rewinds_guards_first_and_doctor_says_which(
     dana = server.push("--force", back, "-o", "lac.agent=dana")  # the guard lets her; git does not
     assert dana.code != 0 and "(non-fast-forward)" in dana.err, dana
     assert "pre-receive hook declined" not in dana.err
+
+
+def test_a_wheel_builds_from_the_sdist_with_the_editable_build_step(tmp_path: Path) -> None:
+    """pyproject.toml names man/editable.py for every build: the sdist carries it."""
+    from .conftest import REPO_ROOT
+    from .test_install import SOURCE_IGNORED
+
+    source, sdists, wheels = tmp_path / "source", tmp_path / "sdist", tmp_path / "wheel"
+    shutil.copytree(REPO_ROOT, source, ignore=SOURCE_IGNORED)
+    sdists.mkdir()
+    wheels.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+    def build(kind: str, cwd: Path, out: Path) -> str:
+        code = f"from setuptools import build_meta as b; print(b.build_{kind}({str(out)!r}))"
+        proc = subprocess.run(
+            [sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return proc.stdout.strip().splitlines()[-1]
+
+    sdist = build("sdist", source, sdists)
+    subprocess.run(["tar", "xzf", str(sdists / sdist), "-C", str(sdists)], check=True)
+    unpacked = sdists / sdist.removesuffix(".tar.gz")
+    assert (unpacked / "man" / "editable.py").is_file()
+    wheel = build("wheel", unpacked, wheels)
+    import zipfile
+
+    names = zipfile.ZipFile(wheels / wheel).namelist()
+    assert any(n.endswith(".data/data/share/man/man1/git-lac.1") for n in names), names

@@ -563,3 +563,30 @@ def test_a_wheel_builds_from_the_sdist_with_the_editable_build_step(tmp_path: Pa
 
     names = zipfile.ZipFile(wheels / wheel).namelist()
     assert any(n.endswith(".data/data/share/man/man1/git-lac.1") for n in names), names
+
+
+# --- the server guard when its HEAD names no branch that exists ------------------------
+
+
+def test_a_server_whose_head_is_unborn_still_guards_its_main(
+    lac: Any, repo: Path, tmp_path: Path, board_url: str | None
+) -> None:
+    """`git init --bare` without init.defaultBranch points HEAD at master; the
+    project pushes main. Deleting main and making it again at an old commit
+    reverts the held path as surely as a rewind does."""
+    from .test_server_guard import server_for
+
+    server = server_for(repo, tmp_path, board_url, "path")
+    git(server.bare, "symbolic-ref", "HEAD", "refs/heads/master")  # unborn
+    base = head(repo)
+    work = commit(repo, "dana's work", write("core/auth.py", "dana\n"))
+    assert server.push("main").code == 0
+    assert lac("lock", "core/auth.py", "--as", "dana").code == 0
+    deleted = server.push(":refs/heads/main", "-o", "lac.agent=erin")
+    assert deleted.code != 0 and "core/auth.py  held by dana" in deleted.err, deleted
+    assert server.has("main") == work
+    # Made again beside it (a new branch at the old commit is judged against main).
+    again = server.push(f"{base}:refs/heads/main2", "-o", "lac.agent=erin")
+    assert again.code != 0 and "core/auth.py  held by dana" in again.err, again
+    own = server.push(":refs/heads/main", "-o", "lac.agent=dana")
+    assert own.code == 0, own.err

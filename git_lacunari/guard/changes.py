@@ -377,12 +377,30 @@ def tree_changes(repo: Repo, old: str, new: str) -> list[str]:
 
 
 def _head_branch(repo: Repo) -> tuple[str, str | None] | None:
-    """The server's HEAD branch and its tip (None: unborn), or None (detached)."""
+    """The server's destination branch and its tip (None: unborn), or None
+    (a detached HEAD and no other). Its HEAD branch, unless that names no
+    commit (``git init --bare`` points HEAD at master, the project pushes
+    main): then the branch landing calls the destination (``lac.target``,
+    main or master; :func:`git_lacunari.landing.destination`), so that a
+    HEAD nobody pushed to never leaves the real one unguarded."""
+    from ..landing import destination
+
     try:
-        name = git("symbolic-ref", "-q", "HEAD", cwd=repo.toplevel).decode().strip()
+        name: str | None = git("symbolic-ref", "-q", "HEAD", cwd=repo.toplevel).decode().strip()
     except CannotWorkHere:
-        return None
-    return name, _peeled(repo, name)
+        name = None
+    if name is not None:
+        tip = _peeled(repo, name)
+        if tip is not None:
+            return name, tip
+    try:
+        found = destination(repo)
+    except InvalidInput:  # a lac.target naming nothing: HEAD, as it stands
+        found = None
+    if found and found != "HEAD":
+        full = found if found.startswith("refs/") else f"refs/heads/{found}"
+        return full, _peeled(repo, full)
+    return (name, None) if name else None
 
 
 def receive_plan(repo: Repo, refs: Sequence[ReceivedRef]) -> Plan:

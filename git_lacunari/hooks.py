@@ -217,7 +217,10 @@ def hook_state(repo: Repo, directory: Path, name: str, *, bare: bool = False) ->
             state.problem = "no git-lac"
             return state
         if "/" in state.lac:  # a bare name is looked up on PATH, as it was meant to be
-            state.note = f"{name} runs {state.lac}, which is gone: git-lac from PATH ({on_path}) runs instead"
+            state.note = (
+                f"{name} runs {state.lac}, which is gone: git-lac from PATH ({on_path}) "
+                "runs instead"
+            )
     if legacy.exists() and not legacy.is_file():
         state.legacy = "not a file"
         state.problem = "legacy not a file"  # the hook runs it, and fails: every time
@@ -225,9 +228,10 @@ def hook_state(repo: Repo, directory: Path, name: str, *, bare: bool = False) ->
     if legacy.exists():
         state.legacy = "runs" if os.access(legacy, os.X_OK) else "not executable"
         if state.legacy != "runs":
-            state.note = (
+            legacy_note = (
                 f"{name}.legacy (the hook that was there) is not executable, so it does not run"
             )
+            state.note = f"{state.note}; {legacy_note}" if state.note else legacy_note
     return state
 
 

@@ -221,6 +221,12 @@ def hook_state(repo: Repo, directory: Path, name: str, *, bare: bool = False) ->
                 f"{name} runs {state.lac}, which is gone: git-lac from PATH ({on_path}) "
                 "runs instead"
             )
+    if state.lac is not None and text != render(name, state.lac):
+        differs = (
+            f"{name} is not the hook this git-lacunari installs (an older one, or edited): "
+            "`git lac hooks install` replaces it"
+        )
+        state.note = f"{state.note}; {differs}" if state.note else differs
     if legacy.exists() and not legacy.is_file():
         state.legacy = "not a file"
         state.problem = "legacy not a file"  # the hook runs it, and fails: every time

@@ -127,6 +127,16 @@ def test_a_hook_whose_git_lac_is_gone(repo: Path) -> None:
     code, checks = doctor(repo)  # git-lac is still on PATH: said, not failed
     assert code == 0 and checks["hooks"]["verdict"] == "warn", checks
     assert "/nonexistent/venv/bin/git-lac, which is gone" in checks["hooks"]["says"]
+    assert "not the hook this git-lacunari installs" not in checks["hooks"]["says"]
+    # An older hook (here: one without the LAC_GUARD=off switch of the script itself).
+    assert lac_process(repo, "hooks", "install").code == 0
+    hook.write_text("".join(x for x in hook.read_text().splitlines(True) if "LAC_GUARD" not in x))
+    code, checks = doctor(repo)
+    assert code == 0 and checks["hooks"]["verdict"] == "warn", checks
+    assert "pre-commit is not the hook this git-lacunari installs" in checks["hooks"]["says"]
+    assert lac_process(repo, "hooks", "install").code == 0
+    code, checks = doctor(repo)
+    assert checks["hooks"]["verdict"] == "ok", checks
 
 
 def test_a_pre_commit_framework_hook_with_lacs_hook_configured_passes(repo: Path) -> None:

@@ -174,6 +174,11 @@ def test_a_server_hook_that_is_not_executable_or_foreign_fails(tmp_path: Path) -
     (bare / "hooks" / "post-receive").unlink()
     code, checks = doctor(bare)
     assert checks["hooks"]["verdict"] == "warn", checks
+    (bare / "hooks" / "post-receive").write_text("#!/bin/sh\necho mail the team\n")
+    (bare / "hooks" / "post-receive").chmod(0o755)
+    code, checks = doctor(bare)
+    assert checks["hooks"]["verdict"] == "warn", checks
+    assert "post-receive is another tool's hook" in checks["hooks"]["says"]
 
 
 # --- 2. the client pre-push guard judges against what git says the remote has ---------

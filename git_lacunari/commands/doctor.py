@@ -126,7 +126,8 @@ def _hooks(repo: Repo, bare: bool) -> Check:
                 "in its own copy of it; commit them there, or make it absolute)"
             )
         return Check("hooks", FAIL, says, facts)
-    failing = any(n in GUARD_HOOKS or s.problem != "missing" for n, s in troubles)
+    # post-commit and post-receive never refuse: trouble with them is said, not failed.
+    failing = any(n in GUARD_HOOKS for n, _ in troubles)
     parts = [s.said(n, fix) for n, s in troubles]
     parts += [s.note for s in states.values() if s.note]
     return Check("hooks", FAIL if failing else WARN, "; ".join(parts), facts)

@@ -16,12 +16,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CannotWorkHere, HookConflict
+from .errors import CannotWorkHere, HookConflict, InvalidInput
 from .repo import Repo, git
 from .shipped import shipped
 
 HOOK_NAMES = ("pre-commit", "pre-push", "pre-merge-commit", "post-commit")
 SERVER_HOOK_NAMES = ("pre-receive", "post-receive")
+GUARD_HOOKS = ("pre-commit", "pre-push", "pre-merge-commit", "pre-receive")  # they refuse
 MARKER = "# git-lacunari guard hook"
 TEMPLATES = shipped("hooks")
 
@@ -101,9 +102,19 @@ def install(
 ) -> list[HookChange]:
     directory = hooks_dir(repo)
     exe = executable or lac_executable()
+    if directory.exists() and not directory.is_dir():
+        raise CannotWorkHere(
+            f"cannot install hooks: {directory}, where git looks for them, is not a directory"
+        )
     planned: list[tuple[str, Path, str]] = []
     for name in names:  # decide everything before touching anything
         path, legacy = directory / name, directory / f"{name}.legacy"
+        if (path.exists() and not path.is_file()) or (legacy.exists() and not legacy.is_file()):
+            odd = path if path.exists() and not path.is_file() else legacy
+            raise InvalidInput(
+                f"{odd} is not a file (a directory?): git cannot run it as a hook; "
+                "move it aside, then `git lac hooks install`"
+            )
         if path.exists() and not is_ours(path) and legacy.exists() and not force:
             raise HookConflict(
                 path=str(path),
@@ -111,7 +122,10 @@ def install(
                 advice="--force replaces the old .legacy with the current hook",
             )
         planned.append((name, path, render(name, exe)))
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CannotWorkHere(f"cannot install hooks in {directory}: {exc.strerror}") from None
     changes = []
     for name, path, content in planned:
         legacy = directory / f"{name}.legacy"
@@ -119,13 +133,130 @@ def install(
         if path.exists() and not is_ours(path):
             path.replace(legacy)
             action = "chained"
-        elif path.exists() and path.read_text() == content:
+        elif path.exists() and path.read_text() == content and os.access(path, os.X_OK):
             changes.append(HookChange(name, str(path), "unchanged"))
             continue
         path.write_text(content)
         path.chmod(0o755)
         changes.append(HookChange(name, str(path), action))
     return changes
+
+
+@dataclass
+class HookState:
+    """One hook as git would find it (``git lac doctor``)."""
+
+    ours: bool = False
+    runs: bool = False  # a file git runs: there, and executable
+    problem: str | None = None  # missing, broken link, not executable, foreign, no git-lac
+    legacy: str | None = None  # NAME.legacy: runs, not executable (then skipped)
+    lac: str | None = None  # the git-lac our hook names
+    note: str | None = None  # worth saying, nothing fails for it
+
+    def said(self, name: str, fix: str) -> str:
+        return {
+            "missing": f"{name} missing: `{fix}`",
+            "broken link": f"{name} is a link to nothing: git runs no {name} (`{fix}`)",
+            "not a file": (
+                f"{name} is not a file (a directory?), so git cannot run it: move it "
+                f"aside, then `{fix}`"
+            ),
+            "legacy not a file": (
+                f"{name}.legacy is not a file (a directory?): {name} tries to run it first "
+                f"and fails every time; move it aside"
+            ),
+            "not executable": (f"{name} is not executable, so git skips it: `{fix}` (or chmod +x)"),
+            "foreign": (
+                f"{name} is another tool's hook and does not run git lac: `{fix}` keeps it "
+                f"as {name}.legacy and runs it first"
+            ),
+            "foreign, legacy taken": (
+                f"{name} is another tool's hook and does not run git lac, and {name}.legacy "
+                f"is taken: `{fix} --force` replaces {name}.legacy with it"
+            ),
+            "no git-lac": (
+                f"{name} runs {self.lac}, which is gone, and no git-lac is on PATH: "
+                f"the guard cannot run (`{fix}`)"
+            ),
+        }[self.problem or ""]
+
+
+LAC_LINE = re.compile(r"^LAC='((?:[^']|'\\'')*)'$", re.MULTILINE)
+FRAMEWORK = "pre-commit.com"  # in every hook script the pre-commit framework writes
+
+
+def hook_state(repo: Repo, directory: Path, name: str, *, bare: bool = False) -> HookState:
+    path, legacy = directory / name, directory / f"{name}.legacy"
+    state = HookState()
+    if not path.exists():
+        state.problem = "broken link" if path.is_symlink() else "missing"
+        return state
+    if not path.is_file():
+        state.problem = "not a file"
+        return state
+    state.runs = os.access(path, os.X_OK)
+    try:
+        text = path.read_text(errors="replace") if path.is_file() else ""
+    except OSError:
+        text = ""
+    state.ours = MARKER in text
+    if not state.ours:
+        if not state.runs:
+            state.problem = "not executable"
+        elif not _runs_lac(None if bare else Path(repo.toplevel), text, name):
+            state.problem = "foreign, legacy taken" if legacy.exists() else "foreign"
+        return state
+    if not state.runs:
+        state.problem = "not executable"
+        return state
+    found = LAC_LINE.search(text)
+    state.lac = found[1].replace("'\\''", "'") if found else None
+    if state.lac is not None and not ("/" in state.lac and os.access(state.lac, os.X_OK)):
+        on_path = shutil.which("git-lac")
+        if on_path is None:
+            state.problem = "no git-lac"
+            return state
+        if "/" in state.lac:  # a bare name is looked up on PATH, as it was meant to be
+            state.note = (
+                f"{name} runs {state.lac}, which is gone: git-lac from PATH ({on_path}) "
+                "runs instead"
+            )
+    if state.lac is not None and text != render(name, state.lac):
+        differs = (
+            f"{name} is not the hook this git-lacunari installs (an older one, or edited): "
+            "`git lac hooks install` replaces it"
+        )
+        state.note = f"{state.note}; {differs}" if state.note else differs
+    if legacy.exists() and not legacy.is_file():
+        state.legacy = "not a file"
+        state.problem = "legacy not a file"  # the hook runs it, and fails: every time
+        return state
+    if legacy.exists():
+        state.legacy = "runs" if os.access(legacy, os.X_OK) else "not executable"
+        if state.legacy != "runs":
+            legacy_note = (
+                f"{name}.legacy (the hook that was there) is not executable, so it does not run"
+            )
+            state.note = f"{state.note}; {legacy_note}" if state.note else legacy_note
+    return state
+
+
+def _runs_lac(worktree: Path | None, text: str, name: str) -> bool:
+    """A hook of another tool that runs the guard all the same: one that calls
+    ``git-lac guard`` / ``git lac guard``, or the pre-commit framework's with
+    lac's hooks in ``.pre-commit-config.yaml``."""
+    if re.search(r"git[- ]lac['\"]?\s+guard", text):
+        return True
+    if FRAMEWORK in text and worktree is not None:
+        try:
+            config = (worktree / ".pre-commit-config.yaml").read_text(errors="replace")
+        except OSError:
+            return False
+        wanted = {"pre-commit": "lac-guard", "pre-push": "lac-guard-push"}.get(
+            name, "lac-guard-merge" if name == "pre-merge-commit" else None
+        )
+        return wanted is not None and re.search(rf"id:\s*{wanted}\s*$", config, re.M) is not None
+    return False
 
 
 def uninstall(repo: Repo, *, names: tuple[str, ...] = HOOK_NAMES) -> list[HookChange]:

@@ -172,6 +172,8 @@ def discover(cwd: Path | str | None = None) -> Repo:
     except CannotWorkHere as exc:
         if "not a git repository" in exc.message:
             raise NotARepository(f"not a git repository: {cwd}") from None
+        if is_bare(cwd):
+            raise NotARepository(f"{cwd} is {BARE_ADVICE}") from None
         raise NotARepository(f"cannot use {cwd} as a work tree: {exc.message}") from None
     lines = out.decode("utf-8", "surrogateescape").split("\n")
     toplevel, git_dir, common_dir, prefix = lines[0], lines[1], lines[2], lines[3]
@@ -182,6 +184,24 @@ def discover(cwd: Path | str | None = None) -> Repo:
         prefix=prefix,
         config=read_config(cwd),
     )
+
+
+# What a bare (server) repository is for, said wherever a client's command is
+# run in one: its guard is the server's hooks, and it has a board only as
+# lac.url and lac.board in its config.
+BARE_ADVICE = (
+    "a bare repository (a server): git lac's commands run in a clone; here, "
+    "`git config lac.url URL` (and `lac.board NAME` for PostgreSQL) and "
+    "`git lac hooks install --server` guard pushes"
+)
+
+
+def is_bare(cwd: Path | str) -> bool:
+    try:
+        out = git("rev-parse", "--is-bare-repository", cwd=cwd)
+    except CannotWorkHere:
+        return False
+    return out.decode().strip() == "true"
 
 
 def read_config(cwd: Path) -> dict[str, str]:

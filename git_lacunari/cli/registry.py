@@ -24,6 +24,7 @@ COMMANDS = {
     "forecast": "landing:forecast",
     "guard": "guard:guard",
     "heartbeat": "claims:heartbeat",
+    "help": "help:help_cmd",
     "hooks": "hooks:hooks",
     "init": "setup:init",
     "keeper": "liveness:keeper",

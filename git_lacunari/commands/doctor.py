@@ -7,6 +7,9 @@ One verdict per line (``ok``, ``warn``, ``FAIL``); exit 0 when nothing fails,
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +52,7 @@ def run(session: Session) -> Result:
     chosen, board_checks = _board(repo, bare)
     checks += board_checks
     if chosen is not None:
-        checks += _live(repo, chosen)
+        checks += [dataclasses.replace(c, says=_advice(c.says, bare)) for c in _live(repo, chosen)]
     if not bare:
         checks.append(_identity(repo, session.as_name))
     failed = [c for c in checks if c.verdict == FAIL]
@@ -70,23 +73,64 @@ def _repository(repo: Repo, bare: bool) -> Check:
     traits = [t for t, on in (("shallow", shallow), ("partial", partial)) if on]
     says = kind + (f", {' and '.join(traits)}" if traits else "")
     facts = {"kind": kind.split(" ")[0], "shallow": shallow, "partial": partial}
+    if bare:
+        deny = (repo.get("receive.denyNonFastForwards") or "").lower() in TRUE
+        facts["deny_non_fast_forwards"] = deny
+        says += (
+            "; git refuses every rewind (receive.denyNonFastForwards)"
+            if deny
+            else "; rewinds that change a held path are refused by the guard alone"
+        )
     return Check("repository", OK, says, facts)
 
 
+TRUE = ("true", "yes", "on", "1")
+
+
 def _hooks(repo: Repo, bare: bool) -> Check:
-    from ..hooks import HOOK_NAMES, SERVER_HOOK_NAMES, hooks_dir, is_ours
+    """Every hook git would run here, as git runs it: ours and executable, and
+    the git-lac it names there (or on PATH); a hook another tool put there
+    (kept as ``NAME.legacy`` by ``hooks install``) fails unless it runs the
+    guard itself (the pre-commit framework with lac's hooks configured)."""
+    from ..hooks import GUARD_HOOKS, HOOK_NAMES, SERVER_HOOK_NAMES, hook_state, hooks_dir
 
     names = SERVER_HOOK_NAMES if bare else HOOK_NAMES
     directory = hooks_dir(repo)
-    ours = [n for n in names if is_ours(directory / n)]
-    missing = [n for n in names if n not in ours]
-    facts = {"installed": ours, "missing": missing, "directory": str(directory)}
     fix = "git lac hooks install" + (" --server" if bare else "")
-    if not missing:
-        return Check("hooks", OK, f"{', '.join(ours)} installed in {directory}", facts)
-    if ours:
-        return Check("hooks", WARN, f"{', '.join(missing)} missing: `{fix}`", facts)
-    return Check("hooks", FAIL, f"not installed in {directory}: `{fix}`", facts)
+    if directory.exists() and not directory.is_dir():
+        says = f"{directory}, where git looks for hooks, is not a directory: git runs none"
+        return Check("hooks", FAIL, says, {"directory": str(directory), "installed": []})
+    states = {n: hook_state(repo, directory, n, bare=bare) for n in names}
+    facts: dict[str, Any] = {
+        "installed": [n for n, s in states.items() if s.ours and s.runs],
+        "missing": [n for n, s in states.items() if s.problem == "missing"],
+        "directory": str(directory),
+        "hooks": {n: vars(s) for n, s in states.items()},
+    }
+    troubles = [(n, s) for n, s in states.items() if s.problem]
+    if not troubles:
+        says = f"{', '.join(names)} installed in {directory}"
+        chained = [n for n, s in states.items() if s.legacy == "runs"]
+        if chained:
+            says += f" (running the hooks that were there first: {', '.join(chained)})"
+        notes = [s.note for s in states.values() if s.note]
+        if notes:
+            return Check("hooks", WARN, "; ".join([says, *notes]), facts)
+        return Check("hooks", OK, says, facts)
+    if all(s.problem == "missing" for s in states.values()):
+        says = f"not installed in {directory}: `{fix}`"
+        configured = repo.get("core.hooksPath")
+        if configured and not os.path.isabs(os.path.expanduser(configured)) and not bare:
+            says += (
+                f" (core.hooksPath {configured} is relative: each worktree runs the hooks "
+                "in its own copy of it; commit them there, or make it absolute)"
+            )
+        return Check("hooks", FAIL, says, facts)
+    # post-commit and post-receive never refuse: trouble with them is said, not failed.
+    failing = any(n in GUARD_HOOKS for n, _ in troubles)
+    parts = [s.said(n, fix) for n, s in troubles]
+    parts += [s.note for s in states.values() if s.note]
+    return Check("hooks", FAIL if failing else WARN, "; ".join(parts), facts)
 
 
 def _board(repo: Repo, bare: bool) -> tuple[Any, list[Check]]:
@@ -97,10 +141,20 @@ def _board(repo: Repo, bare: bool) -> tuple[Any, list[Check]]:
     from ..store import is_postgres_url
 
     door = "server guard" if bare else "commands, hooks, page, keeper"
+    if bare and not repo.get("lac.url"):
+        says = (
+            f"{door}: no lac.url in this server's config: `git config lac.url URL` (the board "
+            "the clones use; `git config lac.board NAME` too for PostgreSQL), then "
+            "`git lac hooks install --server`"
+        )
+        return None, [Check("board", FAIL, says, {"door": door})]
     try:
         chosen = server_board(repo) if bare else resolve_board(repo)
     except (CannotWorkHere, InvalidInput) as exc:
-        return None, [Check("board", FAIL, f"{door}: {exc.message}", {"door": door})]
+        says = f"{door}: {_advice(exc.message, bare)}"
+        if bare and "no board at" in says and "git lac init" not in says:
+            says += " (a clone makes it: `git lac init --url URL`)"
+        return None, [Check("board", FAIL, says, {"door": door})]
     facts = {"door": door, "url": _redacted(chosen.url), "board": chosen.board}
     facts["source"] = chosen.source
     checks = [Check("board", OK, f"{door}: {chosen.where} ({chosen.source})", facts)]
@@ -135,6 +189,16 @@ def _board(repo: Repo, bare: bool) -> tuple[Any, list[Check]]:
     return chosen, checks
 
 
+def _advice(says: str, bare: bool) -> str:
+    """In a server repository, advice to run `git lac init` is advice for a clone."""
+    if not bare:
+        return says
+    return INIT.sub(lambda m: f"{m[0]} in a clone (not in this server repository)", says)
+
+
+INIT = re.compile(r"`git lac init[^`]*`")
+
+
 def _redacted(url: str | None) -> str | None:
     from ..store import redact
 
@@ -156,7 +220,10 @@ def _live(repo: Repo, chosen: Any) -> list[Check]:
     except LacError as exc:
         return [Check("reachable", FAIL, exc.message)]
     if store is None:
-        return [Check("reachable", FAIL, "no board yet: `git lac init`", {"version": None})]
+        from ..store.sqlite import sqlite_path
+
+        says = f"no board yet at {sqlite_path(chosen.url, repo.common_dir)}: `git lac init`"
+        return [Check("reachable", FAIL, says, {"version": None})]
     try:
         checks = []
         latest = latest_version(store.dialect)
@@ -183,19 +250,82 @@ def _live(repo: Repo, chosen: Any) -> list[Check]:
         store.close()
 
 
+SOURCES = {
+    "database": "ALTER DATABASE ... SET",
+    "user": "ALTER ROLE ... SET",
+    "database user": "ALTER ROLE ... IN DATABASE ... SET",
+    "configuration file": "postgresql.conf",
+    "default": "PostgreSQL's default",
+}
+
+
 def _isolation(store: Any) -> Check:
-    level = store.default_isolation()
-    facts = {"default": level}
-    if level is None:
-        return Check("isolation", OK, "SQLite: every write begins IMMEDIATE", facts)
+    """What a plain connection to the board's database gets (never what this
+    shell's PGOPTIONS or the URL's options add): READ COMMITTED is safe. Any
+    other level is safe for git lac (every session of its own sets READ
+    COMMITTED) and for the board when its write functions refuse other
+    levels (LAC02): a warning, since every other caller's write is refused;
+    a failure when they do not (a stale grant is possible)."""
+    found = store.default_isolation()
+    if found is None:
+        return Check("isolation", OK, "SQLite: every write begins IMMEDIATE", {"default": None})
+    level, source = found["level"], found["source"]
+    facts = {"default": level, "source": source}
+    facts |= {"settings": found["settings"], "yours": found["yours"]}
+    facts["guarded"] = found["guarded"]
+    origin = SOURCES.get(source, source)
+    unsafe = [s for s in found["settings"] if s["level"].strip("'\"").lower() != "read committed"]
+    notes = [
+        f"role {s['role'] or 'every role'}"
+        + (f" in {s['database']}" if s["database"] else "")
+        + f" gets {s['level']}"
+        for s in unsafe
+        if not (s["level"] == level and _source_is(s, source))
+    ]
+    if found["yours"] and found["yours"] != "read committed":
+        notes.append(f"this shell's PGOPTIONS or the URL's options make it {found['yours']}")
+    fixes = []
+    if level != "read committed":
+        fixes.append(FIXES.get(source, f"set default_transaction_isolation where {source} sets it"))
+    if len(notes) > (1 if found["yours"] and found["yours"] != "read committed" else 0):
+        fixes.append("ALTER ROLE ... RESET default_transaction_isolation for those roles")
+    if found["yours"] and found["yours"] != "read committed":
+        fixes.append("drop default_transaction_isolation from PGOPTIONS or the URL's options")
+    fix = " and ".join(f"`{f}`" if f.startswith("ALTER") else f for f in fixes)
+    if level == "read committed" and not notes:
+        return Check("isolation", OK, f"the database's default is read committed ({origin})", facts)
     if level == "read committed":
-        return Check("isolation", OK, "the database's default is read committed", facts)
-    says = (
-        f"the database's default is {level}: git lac's own sessions set READ COMMITTED, "
-        "but the board refuses any other caller's write (LAC02) until "
-        "`ALTER DATABASE ... SET default_transaction_isolation = 'read committed'`"
+        says = f"the database's default is read committed ({origin}), but " + "; ".join(notes)
+    else:
+        says = "; ".join([f"the database's default is {level} ({origin})", *notes])
+    if not found["guarded"]:
+        says += (
+            ": this board's write functions do not refuse it (no lac_require_current), so "
+            "another caller may be granted a path on stale data: `git lac init` migrates "
+            f"it, and {fix}"
+        )
+        return Check("isolation", FAIL, says, facts)
+    says += (
+        ": git lac's own sessions set READ COMMITTED, and the board refuses any other "
+        f"caller's write (LAC02) until {fix}"
     )
-    return Check("isolation", FAIL, says, facts)
+    return Check("isolation", WARN, says, facts)
+
+
+FIXES = {
+    "database": "ALTER DATABASE ... SET default_transaction_isolation = 'read committed'",
+    "user": "ALTER ROLE ... SET default_transaction_isolation = 'read committed'",
+    "database user": (
+        "ALTER ROLE ... IN DATABASE ... SET default_transaction_isolation = 'read committed'"
+    ),
+    "configuration file": "default_transaction_isolation = 'read committed' in postgresql.conf",
+}
+
+
+def _source_is(setting: dict[str, str], source: str) -> bool:
+    """Whether a role/database setting is the one the plain connection reported."""
+    kind = {(True, False): "user", (False, True): "database", (True, True): "database user"}
+    return kind.get((bool(setting["role"]), bool(setting["database"]))) == source
 
 
 def _case(board: Any, clone: bool) -> Check:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -27,7 +28,7 @@ def install(
 ) -> Result:
     from ..hooks import install as install_hooks
     from ..hooks import install_server, shared_hooks_path
-    from ..repo import discover_git_dir
+    from ..repo import discover_git_dir, is_bare
 
     if deny_rewinds and not server:
         raise InvalidInput("--deny-non-fast-forwards is for a server: add --server")
@@ -38,6 +39,11 @@ def install(
             repo.set_config("receive.denyNonFastForwards", "true")
             done = replace(done, human=f"{done.human}\nreceive.denyNonFastForwards: true")
         return _with_pinned_board(repo, done)
+    if is_bare(os.getcwd()):
+        raise InvalidInput(
+            "this is a bare repository (a server): `git lac hooks install --server` "
+            "installs its guard (after `git config lac.url URL`)"
+        )
     shared = shared_hooks_path(session.repo)
     if shared is not None and not global_ok:
         raise InvalidInput(
@@ -85,8 +91,13 @@ def _with_pinned_board(repo: Repo, done: Result) -> Result:
 def uninstall(session: Session, server: bool) -> Result:
     from ..hooks import uninstall as uninstall_hooks
     from ..hooks import uninstall_server
-    from ..repo import discover_git_dir
+    from ..repo import discover_git_dir, is_bare
 
+    if not server and is_bare(os.getcwd()):
+        raise InvalidInput(
+            "this is a bare repository (a server): `git lac hooks uninstall --server` "
+            "removes its guard"
+        )
     return _changed(
         uninstall_server(discover_git_dir()) if server else uninstall_hooks(session.repo)
     )

@@ -171,6 +171,83 @@ def already_there(
     return [*known, "--remotes"]
 
 
+def tracking_ref(repo: Repo, name: str, remote_ref: str) -> str | None:
+    """The remote-tracking ref that ``git fetch NAME`` keeps for the remote's
+    ``remote_ref`` (by the remote's fetch refspecs), or None."""
+    try:
+        out = git("config", "-z", "--get-all", f"remote.{name}.fetch", cwd=repo.toplevel)
+    except CannotWorkHere:
+        return None
+    for spec in split_z(out):
+        spec = spec.strip().removeprefix("+")
+        if spec.startswith("^") or ":" not in spec:
+            continue
+        src, dst = spec.split(":", 1)
+        if "*" not in src:
+            if src == remote_ref:
+                return dst
+            continue
+        head, _, tail = src.partition("*")
+        middle = remote_ref[len(head) : len(remote_ref) - len(tail) if tail else None]
+        fits = remote_ref.startswith(head) and remote_ref.endswith(tail)
+        if fits and len(remote_ref) >= len(head) + len(tail) and "*" in dst:
+            return dst.replace("*", middle, 1)
+    return None
+
+
+def _oid_of(repo: Repo, ref: str) -> str | None:
+    try:
+        out = git("rev-parse", "--verify", "-q", f"{ref}^{{commit}}", cwd=repo.toplevel)
+    except CannotWorkHere:
+        return None
+    return out.decode().strip()
+
+
+def push_exclusions(
+    repo: Repo, remote: str | None, url: str | None, refs: Sequence[PushedRef]
+) -> tuple[list[str], list[str]]:
+    """What the push's destination already has (rev-list arguments), judged
+    by what git says the remote has *now* (the remote side of each line on
+    the hook's input), and notes worth saying.
+
+    As :func:`already_there`, except that a remote-tracking ref git's input
+    contradicts is not trusted: after another party's rewind, ``origin/main``
+    still holds commits the remote no longer has, and a push on top of them
+    brings them back. That ref is left out, so those commits are judged as
+    new. A remote side this clone has never seen (the remote moved since the
+    last fetch) cannot be judged against: the tracking ref stands in for it,
+    and the hook says so."""
+    exclude = already_there(repo, remote, url, [r.remote_oid for r in refs])
+    name = destination(repo, remote, url)
+    if name is None or f"--glob=refs/remotes/{name}/*" not in exclude:
+        return exclude, []
+    stale: set[str] = set()
+    notes: list[str] = []
+    for ref in refs:
+        if is_zero(ref.remote_oid):
+            continue
+        tracked = tracking_ref(repo, name, ref.remote_ref)
+        if tracked is None:
+            continue
+        had = _oid_of(repo, tracked)
+        if had is None or had == ref.remote_oid:
+            continue
+        if _exists(repo, ref.remote_oid):
+            stale.add(tracked)  # git's word wins: the remote is at a commit we know
+        else:
+            notes.append(
+                f"git lac: warning: {ref.remote_ref} on {name} is at {ref.remote_oid[:12]}, "
+                f"which this clone has not fetched: judged against {tracked} "
+                f"({had[:12]}); `git fetch {name}` to judge against what is there"
+            )
+    if not stale:
+        return exclude, notes
+    out = git("for-each-ref", "--format=%(refname)", f"refs/remotes/{name}/", cwd=repo.toplevel)
+    kept = [r for r in out.decode("utf-8", "surrogateescape").split("\n") if r and r not in stale]
+    rest = [e for e in exclude if e != f"--glob=refs/remotes/{name}/*"]
+    return [*rest, *kept], notes
+
+
 Plan = list[tuple[str, str, list[str]]]  # (ref, commit, paths it changes)
 
 
@@ -186,18 +263,20 @@ def plan_of(repo: Repo, tips: Sequence[tuple[str, str]], exclude: Sequence[str])
     return plan
 
 
-def framework_plan(repo: Repo, env: dict[str, str]) -> tuple[str, Plan] | None:
+def framework_plan(repo: Repo, env: dict[str, str]) -> tuple[str, Plan, list[str]] | None:
     """The push range the pre-commit framework hands its pre-push hooks (it
-    keeps git's stdin to itself): the remote, and what it pushes."""
+    keeps git's stdin to itself): the remote, what it pushes, and notes (as
+    :func:`push_exclusions`: the framework passes the remote side too)."""
     remote = env.get("PRE_COMMIT_REMOTE_NAME")
     if not remote:
         return None
     local = env.get("PRE_COMMIT_LOCAL_BRANCH") or env.get("PRE_COMMIT_TO_REF") or "HEAD"
     to_ref, from_ref = env.get("PRE_COMMIT_TO_REF") or local, env.get("PRE_COMMIT_FROM_REF")
-    exclude = already_there(repo, remote, env.get("PRE_COMMIT_REMOTE_URL"), [])
-    if from_ref and not is_zero(from_ref):
-        exclude = [from_ref, *exclude]
-    return remote, plan_of(repo, [(local, to_ref)], exclude)
+    pushed = PushedRef(
+        local, to_ref, env.get("PRE_COMMIT_REMOTE_BRANCH") or "", from_ref or "0" * 40
+    )
+    exclude, notes = push_exclusions(repo, remote, env.get("PRE_COMMIT_REMOTE_URL"), [pushed])
+    return remote, plan_of(repo, [(local, to_ref)], exclude), notes
 
 
 # --- merges ----------------------------------------------------------------------
@@ -298,12 +377,30 @@ def tree_changes(repo: Repo, old: str, new: str) -> list[str]:
 
 
 def _head_branch(repo: Repo) -> tuple[str, str | None] | None:
-    """The server's HEAD branch and its tip (None: unborn), or None (detached)."""
+    """The server's destination branch and its tip (None: unborn), or None
+    (a detached HEAD and no other). Its HEAD branch, unless that names no
+    commit (``git init --bare`` points HEAD at master, the project pushes
+    main): then the branch landing calls the destination (``lac.target``,
+    main or master; :func:`git_lacunari.landing.destination`), so that a
+    HEAD nobody pushed to never leaves the real one unguarded."""
+    from ..landing import destination
+
     try:
-        name = git("symbolic-ref", "-q", "HEAD", cwd=repo.toplevel).decode().strip()
+        name: str | None = git("symbolic-ref", "-q", "HEAD", cwd=repo.toplevel).decode().strip()
     except CannotWorkHere:
-        return None
-    return name, _peeled(repo, name)
+        name = None
+    if name is not None:
+        tip = _peeled(repo, name)
+        if tip is not None:
+            return name, tip
+    try:
+        found = destination(repo)
+    except InvalidInput:  # a lac.target naming nothing: HEAD, as it stands
+        found = None
+    if found and found != "HEAD":
+        full = found if found.startswith("refs/") else f"refs/heads/{found}"
+        return full, _peeled(repo, full)
+    return (name, None) if name else None
 
 
 def receive_plan(repo: Repo, refs: Sequence[ReceivedRef]) -> Plan:

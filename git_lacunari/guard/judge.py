@@ -22,7 +22,6 @@ from ..session import Session
 from .changes import (
     Plan,
     ReceivedRef,
-    already_there,
     framework_plan,
     is_zero,
     merge_heads,
@@ -30,6 +29,7 @@ from .changes import (
     parse_push_lines,
     parse_receive_lines,
     plan_of,
+    push_exclusions,
     receive_plan,
     staged_paths,
 )
@@ -119,16 +119,20 @@ def judge_push(
         if remote is None
         else None
     )
+    notes: list[str] = []
     if framework is not None:
-        remote, plan = framework
+        remote, plan, notes = framework
     else:
         if remote is None:
             raise InvalidInput("guard pre-push needs REMOTE URL (as git passes them)")
         refs = parse_push_lines(stdin_text or "")
-        exclude = already_there(repo, remote, url or remote, [r.remote_oid for r in refs])
+        exclude, notes = push_exclusions(repo, remote, url or remote, refs)
         tips = [(r.local_ref, r.local_oid) for r in refs if not is_zero(r.local_oid)]
         plan = plan_of(repo, tips, exclude)
-    return _judge_plan(repo, open_board, plan, "push")
+    verdict = _judge_plan(repo, open_board, plan, "push")
+    if notes:
+        verdict = dataclasses.replace(verdict, warnings=(*notes, *verdict.warnings))
+    return verdict
 
 
 def judge_merge(repo: Repo, open_board: Callable[[], Board]) -> Verdict:

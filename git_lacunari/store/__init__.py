@@ -76,9 +76,10 @@ class Store(Protocol):
 
     def schema_version(self) -> int | None: ...
 
-    def default_isolation(self) -> str | None:
+    def default_isolation(self) -> dict[str, Any] | None:
         """The isolation level a caller that sets none gets on this board's
-        database (PostgreSQL; None on SQLite, whose writes begin IMMEDIATE)."""
+        database, and where it comes from (PostgreSQL; None on SQLite, whose
+        writes begin IMMEDIATE)."""
 
     def close(self) -> None: ...
 
@@ -187,6 +188,6 @@ def open_existing(
     from .sqlite import SqliteStore, sqlite_path
 
     path = sqlite_path(url, common_dir)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         return None
-    return SqliteStore(path, seconds)
+    return SqliteStore(path, seconds)  # not a file: it says what is there

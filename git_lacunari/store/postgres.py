@@ -317,16 +317,40 @@ class PostgresStore(StoreBase):
         this side: the password itself never reaches the server or a log."""
         return self.conn.pgconn.encrypt_password(secret.encode(), role.encode()).decode()
 
-    def default_isolation(self) -> str | None:
-        """On a connection of its own with nothing of ours set: what psql, a
-        script or another tool gets (the server's, database's, role's or
-        PGOPTIONS' default)."""
+    def default_isolation(self) -> dict[str, Any] | None:
+        """What psql, a script or another tool gets with nothing of its own
+        set: on a connection that passes no startup options (neither the
+        URL's nor PGOPTIONS'), the server's, database's or role's default
+        and its source; each role's or database's own setting here; what
+        this environment's PGOPTIONS or URL options make of it
+        (``yours``, None when they set nothing); and whether the board's
+        write functions refuse any other level than READ COMMITTED."""
+        given = conninfo_to_dict(self.url)
+        theirs = str(given.get("options") or os.environ.get("PGOPTIONS", "")).strip()
+        row = self._plain_isolation(" ")  # a blank: libpq then reads no PGOPTIONS
+        yours = None
+        if theirs and not (given.get("service") or os.environ.get("PGSERVICE")):
+            mine = self._plain_isolation(None)
+            if mine["level"] != row["level"]:
+                yours = str(mine["level"])
+        guarded = self.one("isolation_guarded")
+        return {
+            "level": str(row["level"]),
+            "source": str(row["source"]),
+            "settings": list(row["settings"] or []),
+            "yours": yours,
+            "guarded": bool(guarded and guarded["guarded"]),
+        }
+
+    def _plain_isolation(self, options: str | None) -> Row:
+        extra: dict[str, Any] = {} if options is None else {"options": options}
         try:
             with psycopg.connect(
                 self.url,
                 autocommit=True,
                 row_factory=dict_row,
                 connect_timeout=max(2, math.ceil(self.timeout)),
+                **extra,
             ) as conn:
                 row = conn.execute(pg_queries()["default_isolation"]).fetchone()
         except psycopg.Error as exc:
@@ -336,7 +360,8 @@ class PostgresStore(StoreBase):
                     f"cannot reach the board at {redact(self.url)}: {_first_line(exc)}"
                 ) from None
             raise error from None
-        return str(row["level"]) if row else None
+        assert row is not None  # pg_settings always has it
+        return dict(row)
 
     def boards(self) -> list[Row]:
         """Every board of this database: each schema holding a board."""

@@ -54,6 +54,7 @@ QueryName = Literal[
     "insert_locks",
     "insert_task",
     "insert_task_path",
+    "isolation_guarded",
     "land",
     "landed",
     "landing_claims",

@@ -8,6 +8,7 @@ most the busy timeout (``lac.timeout``), then gets ``BoardBusy``, not a hang.
 from __future__ import annotations
 
 import sqlite3
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,6 +54,24 @@ def sqlite_path(url: str | None, common_dir: Path) -> Path:
     return common_dir / "lacunari" / "board.db"
 
 
+def not_a_board_file(path: Path) -> str | None:
+    """Why ``path`` can never hold a board (a directory, a device such as
+    /dev/null, a FIFO), or None: a regular file, or nothing there yet."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot open the board at {path}: {exc.strerror or exc}"
+    if stat.S_ISREG(mode):
+        return None
+    kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+    return (
+        f"the board URL names {path}, which is {kind}: an SQLite board is a file "
+        "(sqlite:///PATH/board.db), or leave lac.url unset for this clone's own"
+    )
+
+
 def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Row:
     return {col[0]: value for col, value in zip(cursor.description, row, strict=True)}
 
@@ -77,6 +96,9 @@ class SqliteStore(StoreBase):
         self.url = f"sqlite://{path}"
         self.queries = load_queries("sqlite")
         self._data_version: int | None = None  # wait_for_change's last reading
+        not_a_file = not_a_board_file(path)
+        if not_a_file is not None:
+            raise BoardUnreachable(not_a_file)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -148,9 +170,9 @@ class SqliteStore(StoreBase):
                 return False
             time.sleep(min(left, CHANGE_POLL_S))
 
-    def default_isolation(self) -> str | None:
-        row = self.one("default_isolation")
-        return None if row is None or row["level"] is None else str(row["level"])
+    def default_isolation(self) -> dict[str, Any] | None:
+        self.one("default_isolation")  # nothing to report: writes begin IMMEDIATE
+        return None
 
     def close(self) -> None:
         self.conn.close()

@@ -103,9 +103,31 @@ SELECT n.nspname AS board
  ORDER BY n.nspname
 
 -- name: default_isolation
--- What a caller that sets nothing gets (`git lac doctor`), on a plain
--- connection: the server's, database's, role's or PGOPTIONS' default.
-SELECT current_setting('default_transaction_isolation') AS level
+-- What a caller that sets nothing gets (`git lac doctor`), on a connection
+-- that passes no options: the server's, the database's or the role's default
+-- (ALTER DATABASE / ALTER ROLE ... SET), and where it comes from; and every
+-- such setting of another role in this database (an agent's own role).
+SELECT s.setting AS level,
+       s.source AS source,
+       (SELECT coalesce(json_agg(json_build_object(
+                   'role', coalesce(r.rolname, ''),
+                   'database', coalesce(d.datname, ''),
+                   'level', substr(c.cfg, length('default_transaction_isolation=') + 1))
+                 ORDER BY r.rolname NULLS FIRST, d.datname NULLS FIRST), '[]'::json)
+          FROM pg_db_role_setting rs
+          CROSS JOIN LATERAL unnest(rs.setconfig) AS c(cfg)
+          LEFT JOIN pg_roles r ON r.oid = rs.setrole
+          LEFT JOIN pg_database d ON d.oid = rs.setdatabase
+         WHERE c.cfg LIKE 'default_transaction_isolation=%'
+           AND (rs.setdatabase = 0 OR d.datname = current_database())) AS settings
+  FROM pg_settings s
+ WHERE s.name = 'default_transaction_isolation'
+
+-- name: isolation_guarded
+-- Whether this board's write functions refuse any level but READ COMMITTED
+-- (lac_require_current, 0007): then a caller on another level gets LAC02,
+-- never a stale grant.
+SELECT to_regprocedure('lac_require_current()') IS NOT NULL AS guarded
 
 -- name: current_board
 SELECT current_schema() AS board

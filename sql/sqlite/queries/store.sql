@@ -81,6 +81,10 @@ SELECT 'main' AS board
 -- none to report, every write begins IMMEDIATE.
 SELECT NULL AS level
 
+-- name: isolation_guarded
+-- PostgreSQL only (`git lac doctor`): SQLite has no isolation levels to refuse.
+SELECT 1 AS guarded
+
 -- name: current_board
 SELECT 'main' AS board
 

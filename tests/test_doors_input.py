@@ -11,6 +11,11 @@ from pathlib import Path
 import pytest
 
 from .conftest import Result, git, lac_inprocess, lac_process
+from .test_doors import clone, database, guarded_server, schemas, setup_clone
+from .test_guard import head, run_git
+from .test_server_guard import commit, write
+
+__all__ = ["database"]  # a fixture, used by name
 
 READ_ONLY = [
     ("tasks",),
@@ -64,3 +69,65 @@ def test_a_url_naming_no_board_is_never_created_but_by_init(
 def test_the_embedded_board_is_still_made_on_first_use(repo: Path) -> None:
     assert lac_inprocess(repo, "tasks").code == 0
     assert (repo / ".git" / "lacunari" / "board.db").is_file()
+
+
+# --- a committed .lacconfig that cannot say which board: fail closed ------------
+
+DAMAGED = {
+    "unclosed": "[lac\n",
+    "no-value": "[lac]\n\tboard\n",
+    "empty-value": "[lac]\n\tboard =\n",
+    "misspelt-key": "[lac]\n\tbaord = shop\n",
+    "two-boards": "[lac]\n\tboard = shop\n\tboard = other\n",
+    "invalid-name": "[lac]\n\tboard = Drop;Table\n",
+    "binary": "\xff\xfe[lac]\n",
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGED))
+def test_a_damaged_lacconfig_fails_closed_at_every_door(
+    repo: Path, tmp_path: Path, database: str, damage: str
+) -> None:
+    assert lac_inprocess(repo, "init", "--url", database, "--board", "shop", "--share").code == 0
+    git(repo, "commit", "-qm", "share the board", "--no-verify")
+    assert lac_inprocess(repo, "lock", "core/auth.py", "--as", "dana").code == 0
+    where = clone(repo, tmp_path / "clone")
+    setup_clone(where, database)  # lac.url only: the committed .lacconfig names the board
+    (where / ".lacconfig").write_text(DAMAGED[damage])
+    git(where, "add", ".lacconfig")
+    git(where, "commit", "-qm", "damage", "--no-verify")
+    before = schemas(database)
+    for args in (("tasks",), ("status",), ("check", "core/auth.py"), ("claim", "--next")):
+        line = one_line(lac_inprocess(where, *args), 3)
+        assert line.startswith("git lac: the .lacconfig committed at HEAD "), line
+        assert "git config lac.board NAME" in line, line
+    # The hook, fired by a real commit: refused in one line, nothing committed.
+    before_head = head(where)
+    (where / "README").write_text("erin\n")
+    git(where, "add", "README")
+    refused = run_git(where, "commit", "-qm", "erin", agent="erin")
+    assert refused.code != 0, refused
+    ours = [line for line in refused.err.splitlines() if ".lacconfig" in line]
+    assert len(ours) == 1 and "committed at HEAD" in ours[0], refused.err
+    assert "Traceback" not in refused.err
+    assert head(where) == before_head
+    assert schemas(database) == before
+    # Named by the clone's own config, it works again.
+    git(where, "config", "lac.board", "shop")
+    assert lac_inprocess(where, "tasks").code == 0
+
+
+def test_a_damaged_lacconfig_is_refused_by_the_server(
+    repo: Path, tmp_path: Path, database: str
+) -> None:
+    assert lac_inprocess(repo, "init", "--url", database, "--board", "shop", "--share").code == 0
+    git(repo, "commit", "-qm", "share the board", "--no-verify")
+    server = guarded_server(repo, tmp_path, database)
+    git(server.bare, "config", "--unset", "lac.board")  # the server reads its HEAD's file
+    commit(repo, "damage", write(".lacconfig", "[lac\n"))
+    before = server.has("main")
+    refused = server.push("main", "-o", "lac.agent=erin")
+    assert refused.code != 0 and "Traceback" not in refused.err
+    ours = [line for line in refused.err.splitlines() if "git lac" in line]
+    assert len(ours) == 1 and "changes which board guards" in ours[0], refused.err
+    assert server.has("main") == before

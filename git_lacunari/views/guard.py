@@ -106,6 +106,7 @@ def _refuse(verdict: Verdict) -> NoReturn:
                 f"git lac: commit refused: {len(paths)} staged path(s) held by another agent",
                 *(f"  {shown(h.path):<{width}}  {describe(h, now)}" for h in refused),
                 ADVICE,
+                *verdict.warnings,  # take-over notices, told here too
             ],
         )
     # One line per (ref, commit, path, holder).

@@ -131,3 +131,47 @@ def test_a_damaged_lacconfig_is_refused_by_the_server(
     ours = [line for line in refused.err.splitlines() if "git lac" in line]
     assert len(ours) == 1 and "changes which board guards" in ours[0], refused.err
     assert server.has("main") == before
+
+
+# --- identity: one rule for a name given, one for a default --------------------
+
+
+@pytest.mark.parametrize(
+    "email",
+    ["da\u200bna@x", "da\x1bna@x", "da\u202e\u2028na@x", "da\x85na@x", "da\u00adna@x"],
+    ids=["zero-width", "esc", "bidi-and-separator", "c1", "soft-hyphen"],
+)
+def test_a_default_from_user_email_turns_odd_characters_into_a_dash(repo: Path, email: str) -> None:
+    git(repo, "config", "user.email", email)
+    who = lac_inprocess(repo, "--json", "whoami")
+    assert who.code == 0, who.err
+    assert who.json["agent"] == "da-na"
+    assert lac_inprocess(repo, "task", "add", "t").code == 0
+    claimed = lac_inprocess(repo, "claim", "1")
+    assert claimed.code == 0, claimed.err
+    assert "da-na" in lac_inprocess(repo, "tasks").out
+
+
+@pytest.mark.parametrize(
+    "name", ["da\u200bna", "da\x1bna", "da\u202ena", "da\u2028na", "da\x85na", "da na", ""]
+)
+@pytest.mark.parametrize("how", ["--as", "LAC_AGENT", "lac.agent"])
+def test_a_name_given_with_odd_characters_is_refused_in_one_line(
+    repo: Path, name: str, how: str
+) -> None:
+    env: dict[str, str] = {}
+    args: tuple[str, ...] = ("tasks",)
+    if how == "--as":
+        args = ("--as", name, "tasks")
+    elif how == "LAC_AGENT":
+        env["LAC_AGENT"] = name
+    else:
+        git(repo, "config", "lac.agent", name)
+    result = lac_inprocess(repo, *args, env=env)
+    if name == "" and how != "--as":  # unset: the default from user.email
+        assert result.code == 0, result.err
+        return
+    line = one_line(result, 2)
+    assert line.startswith("git lac: agent name "), line
+    assert "\x1b" not in line and "\u200b" not in line and "\u202e" not in line
+    assert not (repo / ".git" / "lacunari" / "board.db").exists()

@@ -6,6 +6,7 @@ fired by real ``git commit``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ from .test_guard import head, run_git
 from .test_server_guard import commit, write
 
 __all__ = ["database"]  # a fixture, used by name
+
+Lac = Callable[..., Result]
 
 READ_ONLY = [
     ("tasks",),
@@ -175,3 +178,64 @@ def test_a_name_given_with_odd_characters_is_refused_in_one_line(
     assert line.startswith("git lac: agent name "), line
     assert "\x1b" not in line and "\u200b" not in line and "\u202e" not in line
     assert not (repo / ".git" / "lacunari" / "board.db").exists()
+
+
+# --- titles are one line; durations are ASCII; advice that can be followed ------
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["a\nb", "a\x85b", "a\u2028b", "a\u2029b", "a\x9b2Jb", "a\rb", "a\x7fb"],
+    ids=["newline", "nel", "line-separator", "paragraph-separator", "c1-csi", "cr", "del"],
+)
+def test_a_title_that_breaks_the_line_is_refused_writing_nothing(lac: Lac, title: str) -> None:
+    for args in (("task", "add", title), ("task", "add", "ok", "--after", "1")):
+        if args[2] == "ok":
+            assert lac("task", "add", "first").code == 0
+            edit = lac("task", "edit", "1", "--title", title)
+            line = one_line(edit, 2)
+        else:
+            line = one_line(lac(*args), 2)
+        assert line.startswith("git lac: title must be one line"), line
+        assert "U+" in line and title not in line
+    listed = lac("--json", "tasks")
+    assert [t["title"] for t in listed.json["tasks"]] == ["first"]
+
+
+@pytest.mark.parametrize(
+    "duration", ["\u0661\u0665m", "\u0661\u0662", "1\u0665s", "\uff11\uff12s", "\u00b2s"]
+)
+def test_durations_take_ascii_digits_only(lac: Lac, duration: str) -> None:
+    assert lac("task", "add", "t").code == 0
+    line = one_line(lac("claim", "1", "--stale-after", duration), 2)
+    assert line.startswith("git lac: invalid duration"), line
+    assert lac("--json", "show", "1").json["task"]["state"] == "open"
+    line = one_line(lac("init", "--stale-after", duration), 2)
+    assert "invalid duration" in line
+
+
+def test_the_guard_advice_for_odd_names_can_be_followed(lac: Lac, repo: Path) -> None:
+    odd = "evil/a\x1b[2J\nrefused: x\u200b.txt"
+    plain = "evil/plain.txt"
+    (repo / "evil").mkdir()
+    for name in (odd, plain):
+        (repo / name).write_text("first\n")
+    git(repo, "add", "evil")
+    git(repo, "commit", "-qm", "names")
+    assert lac_process(repo, "hooks", "install").code == 0
+    assert lac("lock", "evil/", "--as", "dana").code == 0
+    for name in (odd, plain):
+        (repo / name).write_text("erin's\n")
+    git(repo, "add", "evil")
+    refused = run_git(repo, "commit", "-qm", "erin", agent="erin")
+    assert refused.code == 1, refused
+    (what_now,) = [ln for ln in refused.err.splitlines() if ln.startswith("What now:")]
+    assert "see who holds what with `git lac locks` (a name shown escaped" in what_now
+    # Followed, it names the holder of the lock that covers the odd name.
+    locks = lac("locks", "--as", "erin")
+    assert locks.code == 0 and "evil/" in locks.out and "dana" in locks.out
+    # A plain name keeps the advice as the README shows it.
+    (repo / odd).write_text("first\n")
+    git(repo, "add", "evil")
+    only_plain = run_git(repo, "commit", "-qm", "erin", agent="erin")
+    assert only_plain.code == 1 and "with `git lac check PATH`" in only_plain.err

@@ -239,3 +239,28 @@ def test_the_guard_advice_for_odd_names_can_be_followed(lac: Lac, repo: Path) ->
     git(repo, "add", "evil")
     only_plain = run_git(repo, "commit", "-qm", "erin", agent="erin")
     assert only_plain.code == 1 and "with `git lac check PATH`" in only_plain.err
+
+
+@pytest.mark.parametrize("digits", ["\u0661\u0662", "\uff11", "\u00b2", "1\u0662", "\u0967"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("task", "add", "t", "--priority", "{}"),
+        ("task", "edit", "1", "--priority", "{}"),
+        ("tasks", "--limit", "{}"),
+        ("log", "--limit", "{}"),
+        ("drain", "--lane", "x", "--once", "--max", "{}", "--", "true"),
+        ("serve", "--port", "{}"),
+        ("serve", "--max-clients", "{}"),
+    ],
+    ids=lambda a: "-".join(a[:2]) if isinstance(a, tuple) else None,
+)
+def test_whole_numbers_take_ascii_digits_only(lac: Lac, digits: str, args: tuple[str, ...]) -> None:
+    assert lac("task", "add", "first").code == 0
+    before = lac("--json", "log").json
+    given = [a.replace("{}", digits) for a in args]
+    result = lac(*given)
+    assert result.code == 2, result
+    assert "is not a whole number (ASCII digits 0-9)" in result.err.splitlines()[0]
+    assert "Traceback" not in result.err
+    assert lac("--json", "log").json == before

@@ -8,7 +8,9 @@ import re
 from .errors import BadDuration
 
 UNIT_SECONDS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-PART = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
+# ASCII digits only: Python's \d and float() also take Arabic-Indic and other
+# digits, which read as another number to people who do not read them.
+PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)([smhd])")
 # The longest duration anything on a board takes: ten years. It keeps every
 # duration finite (a thousand digits would be inf, and inf - inf is nan) and
 # inside what both backends store and PostgreSQL's timeouts accept.
@@ -20,7 +22,7 @@ def parse_duration(text: str, *, at_most: float = MAX_DURATION_S) -> float:
     or more than ``at_most`` is refused."""
     cleaned = text.strip().lower()
     seconds: float | None = None
-    if re.fullmatch(r"\d+(?:\.\d+)?", cleaned):
+    if re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", cleaned):
         seconds = float(cleaned)
     elif cleaned and PART.sub("", cleaned) == "":
         seconds = sum(float(n) * UNIT_SECONDS[u] for n, u in PART.findall(cleaned))

@@ -139,6 +139,9 @@ class Refused(LacError):
         self.reason = reason
         self.facts: dict[str, Any] = facts
         self.details: tuple[str, ...] = ()
+        # Take-over notices (event ids) this refusal says in its advice: the
+        # command records them as told, so they are not said again.
+        self.told: tuple[int, ...] = ()
 
     @classmethod
     def _says(cls, advice: str = "", **values: Any) -> str:

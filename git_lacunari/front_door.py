@@ -55,7 +55,13 @@ def default_board(repo: Repo, rev: str = "HEAD") -> tuple[str, str]:
     from .errors import BoardUnknown, InvalidInput
     from .store import validate_board
 
-    shared = repo.committed_config("lac.board", rev, SHARED_FILE)
+    try:
+        shared = repo.committed_config("lac.board", rev, SHARED_FILE)
+    except ValueError as exc:  # a damaged file fails closed: never the root-commit default
+        raise BoardUnknown(
+            f"the {SHARED_FILE} committed at {rev} {exc}: fix it and commit it, "
+            "or name the board with `git config lac.board NAME`"
+        ) from None
     if shared is not None:
         try:
             if shared == "public":  # every database has one: never a project's by a file's word

@@ -43,6 +43,16 @@ def validate_name(name: str, what: str = "agent name") -> str:
     return name
 
 
+def _defaulted(base: str) -> str:
+    """A default name from ``user.email`` or the login name, which are not
+    ours to refuse: each run of whitespace and of the characters no name may
+    hold (controls, format characters such as zero-width and bidi ones,
+    separators, bytes that were not UTF-8) becomes ``-``, alike, so that
+    one odd character never stops every command."""
+    marked = "".join("\0" if c.isspace() or unsafe_char(c) else c for c in base)
+    return re.sub("\0+", "-", marked) or "agent"
+
+
 def parse_capabilities(text: str) -> tuple[str, ...]:
     caps = [c for c in re.split(r"[,\s]+", text.strip()) if c]
     return tuple(sorted({validate_name(c, "capability") for c in caps}))
@@ -64,7 +74,7 @@ def name_of(repo: Repo, as_name: str | None = None) -> tuple[str, str]:
         if repo.worktree_name:
             base = f"{base}@{repo.worktree_name}"
             source += " and the worktree name"
-        name = re.sub(r"[\x00-\x1f\x7f\s]+", "-", base) or "agent"
+        name = _defaulted(base)
     return validate_name(name), source  # before any instance file: exit 2 writes nothing
 
 

@@ -403,15 +403,33 @@ def _told_file(board: Board, repo: Repo) -> Path:
     return repo.common_dir / TOLD_DIR / f"{board.instance or 'none'}-{key}.json"
 
 
+def _told(file: Path) -> set[int]:
+    try:
+        return {int(i) for i in json.loads(file.read_text())}
+    except (OSError, ValueError, TypeError):
+        return set()
+
+
+def _record_told(file: Path, keep: list[int]) -> None:
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(keep) + "\n")
+        os.replace(tmp, file)
+    except OSError:
+        pass
+
+
 def tell(board: Board, repo: Repo) -> list[Notice]:
     """The take-over notices this working tree has not been told yet, now
     recorded as told: each is said once, by the first ``heartbeat``,
-    ``status`` or ``done`` that runs here after the force action (``done``
-    and ``heartbeat TASK`` of a force-released claim say it every time, in
-    their refusal). A record that cannot be read is read as empty (a notice
-    told again); one that cannot be written leaves them to be told again.
-    The verb's own work is done by then: a board that cannot answer this
-    look leaves the notices for the next one rather than fail it."""
+    ``status``, ``done`` or pre-commit hook that runs here after the force
+    action (``done`` and ``heartbeat TASK`` of a force-released claim say it
+    in their refusal, and record it: :func:`told_in_refusal`). A record that
+    cannot be read is read as empty (a notice told again); one that cannot
+    be written leaves them to be told again. The verb's own work is done by
+    then: a board that cannot answer this look leaves the notices for the
+    next one rather than fail it."""
     try:
         notices = board.notices()
     except LacError:
@@ -419,19 +437,22 @@ def tell(board: Board, repo: Repo) -> list[Notice]:
     if not notices:
         return []
     file = _told_file(board, repo)
-    try:
-        told = {int(i) for i in json.loads(file.read_text())}
-    except (OSError, ValueError, TypeError):
-        told = set()
+    told = _told(file)
     fresh = [n for n in notices if n.event not in told]
     if fresh:
         # Only events that still concern us are kept: the record stays small.
-        keep = sorted({n.event for n in notices} & (told | {n.event for n in fresh}))
-        try:
-            file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(keep) + "\n")
-            os.replace(tmp, file)
-        except OSError:
-            pass
+        _record_told(file, sorted({n.event for n in notices} & (told | {n.event for n in fresh})))
     return fresh
+
+
+def told_in_refusal(board: Board, repo: Repo, refusal: LacError) -> None:
+    """A refusal that said a take-over notice (``done``, ``heartbeat TASK``
+    of a claim released by force) has told it: recorded, so the next
+    command does not say it again. Best effort, as :func:`tell`."""
+    events = getattr(refusal, "told", ())
+    if not events:
+        return
+    file = _told_file(board, repo)
+    told = _told(file)
+    if not set(events) <= told:
+        _record_told(file, sorted(told | set(events)))

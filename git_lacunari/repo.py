@@ -100,22 +100,42 @@ class Repo:
 
     def committed_config(self, key: str, rev: str = "HEAD", name: str = ".lacconfig") -> str | None:
         """``key`` in the file ``name`` as committed at ``rev`` (never the work
-        tree's copy, never its includes), or None: no commit, no such file, no
-        such key, or a file git cannot parse."""
-        try:
-            out = git(
-                "config",
-                "--no-includes",
-                "--blob",
-                f"{rev}:{name}",
-                "--get",
-                key,
-                cwd=self.toplevel,
-            )
-        except CannotWorkHere:
+        tree's copy, never its includes), or None: no commit, or no such file.
+
+        A file that is there speaks for the repository, so it fails closed:
+        one git cannot parse, one that is not a file, or one that gives ``key``
+        no value, none or several different ones raises :class:`ValueError`
+        saying which (never a silent None that lets a default answer)."""
+        spec = f"{rev}:{name}"
+        kind = subprocess.run(
+            ["git", "cat-file", "-t", spec], cwd=self.toplevel, capture_output=True, check=False
+        )
+        if kind.returncode != 0:
             return None
-        value = out.decode("utf-8", "surrogateescape").strip()
-        return value or None
+        if kind.stdout.strip() != b"blob":
+            raise ValueError("is not a file")
+        proc = subprocess.run(
+            ["git", "config", "--no-includes", "--blob", spec, "--list", "-z"],
+            cwd=self.toplevel,
+            capture_output=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            first = said[0].removeprefix("error: ") if said else f"exit {proc.returncode}"
+            raise ValueError(f"cannot be read ({first[:120]})")
+        values: list[str | None] = []
+        for item in proc.stdout.split(b"\0"):
+            found, newline, value = item.partition(b"\n")
+            if found.decode("utf-8", "surrogateescape").lower() == key.lower():
+                values.append(value.decode("utf-8", "surrogateescape") if newline else None)
+        if not values:
+            raise ValueError(f"sets no {key}")
+        if any(not (v or "").strip() for v in values):
+            raise ValueError(f"gives {key} no value")
+        if len({(v or "").strip() for v in values}) > 1:
+            raise ValueError(f"sets {key} more than once, to different values")
+        return (values[-1] or "").strip()
 
     def blob_ids(self, paths: list[str]) -> dict[str, str]:
         """Blob id of each path in HEAD (the content a lock starts from)."""

@@ -131,12 +131,12 @@ def test_names_lanes_patterns_refuse_lookalike_characters(lac: Lac, name: str) -
 
 
 def test_titles_and_bodies_are_shown_escaped(lac: Lac) -> None:
-    title = "fix \u202eexe.txt\x85"
+    title = "fix \u202eexe.txt\u200b"  # C1 and separators are refused in a title
     body = "line one\n\x1b]0;owned\x07\x1b[2J\tend"
     assert lac("task", "add", title + "x", "--body", body).code == 0
     shown = lac("show", "1")
     assert shown.code == 0
-    for raw in ("\x1b", "\x07", "\u202e", "\x85"):
+    for raw in ("\x1b", "\x07", "\u202e", "\u200b"):
         assert raw not in shown.out, shown.out
     assert "\\u202e" in shown.out and "\\x1b]0;owned\\x07" in shown.out
     assert "  line one\n" in shown.out and "\tend" in shown.out  # newlines and tabs kept

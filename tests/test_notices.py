@@ -63,7 +63,7 @@ def test_force_release_is_told_once_by_heartbeat_and_done_refuses_naming_who(hel
     assert shaped.json["refused"] == {"reason": "not_open", "task": 1, "state": "open"}
     named = lac("heartbeat", "1", "--as", "dana")
     assert named.code == 1 and "was released by erin at" in named.err
-    assert named.err.startswith("refused: task #1 is not dana's; your claim of task #1")
+    assert named.err.startswith("refused: task #1 is open; your claim of task #1")
     # Claimed by someone else since: done says whose it is now, and what happened.
     assert lac("claim", "1", "--as", "frank").code == 0
     taken = lac("done", "1", "--as", "dana")
@@ -341,3 +341,78 @@ def test_a_board_that_cannot_tell_notices_does_not_fail_the_verb(
         assert done.code == 0 and done.err == "", done.err
     later = lac("status", "--as", "dana", "--json")
     assert [n["kind"] for n in later.json["notices"]] == ["force_released"]
+
+
+def test_heartbeat_of_a_claim_taken_by_force_is_the_not_open_refusal(held: Lac) -> None:
+    lac = held
+    assert lac("release", "1", "--force", "--reason", "away", "--as", "erin").code == 0
+    named = lac("heartbeat", "1", "--as", "dana", "--json")
+    assert named.code == 1
+    assert named.json["refused"] == {"reason": "not_open", "task": 1, "state": "open"}
+    assert re.fullmatch(
+        rf"refused: task #1 is open; your claim of task #1 was released by erin at {AT}"
+        r" \(force: away\); its locks went with it: src/x\.py",
+        named.err.strip(),
+    ), named.err
+    # Never claimed by dana: still not dana's, no notice in it.
+    assert lac("task", "add", "other").code == 0
+    other = lac("heartbeat", "2", "--as", "dana")
+    assert other.code == 1 and other.err.strip() == "refused: task #2 is not dana's"
+
+
+@pytest.mark.parametrize("verb", ["done", "heartbeat"])
+def test_a_notice_said_by_a_refusal_is_told(held: Lac, verb: str) -> None:
+    lac = held
+    assert lac("release", "1", "--force", "--reason", "away", "--as", "erin").code == 0
+    refused = lac(verb, "1", "--as", "dana")
+    assert refused.code == 1 and "was released by erin at" in refused.err, refused.err
+    # Said once: status and heartbeat do not say it again.
+    status = lac("status", "--as", "dana", "--json")
+    assert status.code == 0 and status.json["notices"] == [], status.json
+    beat = lac("heartbeat", "--as", "dana")
+    assert beat.code == 0 and beat.err == "", beat.err
+    # The refusal itself still says it, every time (README, "Taken by force").
+    again = lac(verb, "1", "--as", "dana")
+    assert again.code == 1 and "was released by erin at" in again.err
+
+
+def _commit(repo: Path, name: str, agent: str) -> Result:
+    from .test_guard import run_git
+
+    (repo / name).parent.mkdir(parents=True, exist_ok=True)
+    with (repo / name).open("a") as file:
+        file.write(f"{agent} was here\n")
+    git(repo, "add", name)
+    return run_git(repo, "commit", "-qm", f"{agent}: {name}", agent=agent)
+
+
+def test_the_pre_commit_hook_tells_a_take_over_once(held: Lac, repo: Path) -> None:
+    lac = held
+    assert lac_process(repo, "hooks", "install").code == 0
+    assert lac("unlock", "docs/", "--force", "--reason", "hotfix", "--as", "erin").code == 0
+    first = _commit(repo, "src/x.py", "dana")  # dana's own claim: allowed, and told
+    assert first.code == 0, first.err
+    assert re.fullmatch(
+        rf"git lac: your lock docs/ was removed by erin at {AT} \(force: hotfix\)",
+        first.err.strip(),
+    ), first.err
+    second = _commit(repo, "src/x.py", "dana")
+    assert second.code == 0 and second.err == "", second.err
+    status = lac("status", "--as", "dana", "--json")
+    assert status.json["notices"] == []
+
+
+def test_a_refused_pre_commit_tells_the_take_over_too(held: Lac, repo: Path) -> None:
+    lac = held
+    assert lac_process(repo, "hooks", "install").code == 0
+    assert lac("release", "1", "--force", "--reason", "away", "--as", "erin").code == 0
+    assert lac("lock", "src/x.py", "--as", "erin").code == 0
+    before = git(repo, "rev-parse", "HEAD")
+    refused = _commit(repo, "src/x.py", "dana")
+    assert refused.code == 1, refused
+    assert "held by erin" in refused.err
+    told = [line for line in refused.err.splitlines() if "was released by erin" in line]
+    assert len(told) == 1 and told[0].startswith("git lac: your claim of task #1"), refused.err
+    assert git(repo, "rev-parse", "HEAD") == before
+    again = _commit(repo, "src/x.py", "dana")
+    assert again.code == 1 and "was released by erin" not in again.err

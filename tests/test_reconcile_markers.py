@@ -187,6 +187,70 @@ def test_a_paths_own_marker_size_is_honoured(hooked: Path, lac: Lac) -> None:
     assert run_git(repo, "commit", "-qam", "x").code == 0
 
 
+def reconcile_with(
+    repo: Path, lac: Lac, theirs_extra: dict[str, str | bytes], ours_extra: dict[str, str | bytes]
+) -> str:
+    """README conflicted, with ``.gitattributes`` as each side has it; the
+    marker line git wrote."""
+    fork(
+        repo,
+        {"README": "Shop\n"},
+        {"README": "Shop, offline\n", **theirs_extra},
+        {"README": "Shop (main)\n", **ours_extra},
+    )
+    assert lac("reconcile", "offline").code == 1
+    return (repo / "README").read_text().splitlines()[0]
+
+
+ATTR = ".gitattributes"
+
+
+@pytest.mark.parametrize(
+    ("theirs_extra", "ours_extra", "after", "written"),
+    [
+        # the merge brings in a size git did not use to write these markers
+        ({ATTR: "README conflict-marker-size=12\n"}, {}, None, 7),
+        # a size git reads but a small parser would not (large; leading digits)
+        ({}, {ATTR: "README conflict-marker-size=1500\n"}, None, 1500),
+        ({}, {ATTR: "README conflict-marker-size=09x\n"}, None, 9),
+        # edited or removed after the markers were written
+        ({}, {ATTR: "README conflict-marker-size=10\n"}, "README conflict-marker-size=20\n", 10),
+        ({}, {ATTR: "README conflict-marker-size=10\n"}, "", 10),
+    ],
+    ids=["merged-in", "huge", "leading-digits", "edited-after", "removed-after"],
+)
+def test_the_size_git_wrote_the_markers_at_is_the_one_checked(
+    hooked: Path,
+    lac: Lac,
+    theirs_extra: dict[str, str | bytes],
+    ours_extra: dict[str, str | bytes],
+    after: str | None,
+    written: int,
+) -> None:
+    repo = hooked
+    first = reconcile_with(repo, lac, theirs_extra, ours_extra)
+    assert first == "<" * written + " HEAD", first[:40]
+    if after == "":
+        (repo / ATTR).unlink()
+    elif after is not None:
+        write(repo, ATTR, after)
+    before = head(repo)
+    refused = run_git(repo, "commit", "-qam", "markers")
+    assert refused.code == 1, refused
+    assert refused.err.splitlines() == [
+        "refused: conflict markers left in README; a reconcile is in progress: "
+        "resolve them and `git add`, or commit them on purpose with LAC_ALLOW_MARKERS=1"
+    ]
+    assert head(repo) == before
+    git(repo, "add", "-A")
+    cont = lac("reconcile", "--continue")
+    assert cont.code == 1 and "conflict markers left in README;" in cont.err, cont
+    assert head(repo) == before
+    write(repo, "README", "Shop (main), offline\n")
+    git(repo, "add", "README")
+    assert lac("reconcile", "--continue").code == 0
+
+
 def test_a_hostile_conflicted_name_is_named_escaped(hooked: Path, lac: Lac) -> None:
     repo = hooked
     name = "a\x1b[2J\nrefused: forged.txt"

@@ -52,7 +52,7 @@ SETTINGS = settings(
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     """A real, freshly migrated board of each dialect, reset by each example."""
     if request.param == "sqlite":
-        made = open_store(f"sqlite:///{tmp_path / 'board.db'}", tmp_path)
+        made = open_store(f"sqlite:///{tmp_path / 'board.db'}", tmp_path, create=True)
         yield made
         made.close()
         return
@@ -165,7 +165,7 @@ def test_claimable_matches_sql(store: Store, drawn: Any) -> None:
 def test_page_asks_one_agent_for_every_capability(tmp_path: Path) -> None:
     """The case the page used to get wrong: each needed capability held, by
     different agents. Nobody may claim it, and the page says so."""
-    store = open_store(f"sqlite:///{tmp_path / 'board.db'}", tmp_path)
+    store = open_store(f"sqlite:///{tmp_path / 'board.db'}", tmp_path, create=True)
     gpu = Board(store, Identity("gpu-box", "test", ("gpu",), "test"))
     linux = Board(store, Identity("linux-box", "test", ("linux",), "test"))
     task = gpu.add_task("train", needs=["gpu", "linux"])
@@ -291,7 +291,7 @@ def test_staleness_matches_sql(
 
 
 def test_page_is_sent_when_each_claim_goes_stale(tmp_path: Path) -> None:
-    store = open_store(f"sqlite:///{tmp_path / 'board.db'}", tmp_path)
+    store = open_store(f"sqlite:///{tmp_path / 'board.db'}", tmp_path, create=True)
     board = Board(store, Identity("a", "test", (), "test"))
     task = board.add_task("t")
     board.claim(task.id, stale_after=60.0)

@@ -50,8 +50,9 @@ HOSTILE = {
 }
 # Names a file may have on disk and in git (no NUL, no slash).
 FILE_NAMES = {key: f"{key}-{text}.txt" for key, text in HOSTILE.items()}
-# What a title may hold (the board refuses C0 controls and DEL in a title).
-TITLE_PARTS = "\x9b2J \x85 \u202e \u200b \u2066 \ufeff \u2028 \U000e0041"
+# What a title may hold (the board refuses every control, C1 and NEL too, and
+# the line and paragraph separators in a title: it is one line).
+TITLE_PARTS = "\u202e \u200b \u2066 \ufeff \u00ad \U000e0041"
 
 
 def raw_unsafe(text: str, *, lines: bool = True) -> list[str]:
@@ -261,7 +262,7 @@ def test_every_listing_and_refusal_of_a_hostile_title_is_escaped(lac: Lac, repo:
         assert result.code in (0, 1), (call, result)
         assert_clean(result, " ".join(call))
     shown_title = lac("show", "1").out
-    assert "\\x9b2J \\x85 \\u202e \\u200b \\u2066 \\ufeff \\u2028 \\U000e0041" in shown_title
+    assert "\\u202e \\u200b \\u2066 \\ufeff \\xad \\U000e0041" in shown_title
     # --json keeps the title exactly.
     assert lac("show", "2", "--json").json["task"]["title"] == f"Later {TITLE_PARTS}"
 

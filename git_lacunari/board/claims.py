@@ -272,16 +272,10 @@ class Claims(Tasks):
                 self.store.one("done", task_id=task_id, agent=self.agent, instance=self.instance)
                 is None
             ):
-                task = self._require_task(task_id)
-                if task.state == TaskState.CLAIMED and task.owner == self.agent:
-                    raise self._elsewhere(task, "--take-over on a claim moves it here first")
-                taken = self.released_from_us(task_id)  # released by force: say by whom
-                if task.state == TaskState.CLAIMED:
-                    raise self._not_ours(task, taken.said() if taken else "")
-                if taken is not None:
-                    raise NotOpen(task=task_id, state=task.state, advice=taken.said())
-                raise NotOpen(
-                    task=task_id, state=task.state, advice=DONE_ADVICE.get(task.state, "")
+                raise self._not_held(
+                    task_id,
+                    elsewhere="--take-over on a claim moves it here first",
+                    advice=DONE_ADVICE,
                 )
             locks = self.store.all("delete_task_locks", task_id=task_id)
             self._event(EventKind.DONE, task_id, locks=[r["pattern"] for r in locks])

@@ -47,8 +47,7 @@ class Liveness(Notices):
             refreshed = sorted(int(r["id"]) for r in rows)
             for task_id in ids:
                 if task_id not in refreshed:
-                    taken = self.released_from_us(task_id)  # by force: say by whom
-                    self._require_own_claim(task_id, taken.said() if taken else "")  # raises
+                    raise self._not_held(task_id)
             return refreshed
 
     def default_stale_after(self) -> float:

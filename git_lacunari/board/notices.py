@@ -11,10 +11,12 @@ written before notices existed and are never notices.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import Event, EventKind
+from ..errors import NotOpen, Refused
+from ..model import Event, EventKind, TaskState
 from ..text import shown
 from .core import BoardCore
 
@@ -128,3 +130,32 @@ class Notices(BoardCore):
             if event.kind == EventKind.FORCE_RELEASED and self._concerns_us(event):
                 return Notice.of(event, self.agent)
         return None
+
+    def _not_held(
+        self, task_id: int, *, elsewhere: str = "", advice: Mapping[TaskState, str] | None = None
+    ) -> Refused:
+        """Why ``done`` or ``heartbeat TASK`` cannot act on ``task_id``, which
+        is not claimed by us here. Claimed by our name in another working
+        tree: already claimed there (``elsewhere`` says what to do); by
+        another agent: not ours; no longer claimed: not open, and if it was
+        taken from us by force the notice says by whom (else ``advice`` for
+        its state; without it, not ours). A notice said is marked on the
+        refusal (``told``), so the command records it as told."""
+        task = self._require_task(task_id)
+        taken = self.released_from_us(task_id)  # released by force: say by whom
+        said = taken.said() if taken else ""
+        refusal: Refused
+        if task.state == TaskState.CLAIMED and task.owner == self.agent:
+            refusal = self._elsewhere(task, elsewhere or said)
+            said = "" if elsewhere else said
+        elif task.state == TaskState.CLAIMED:
+            refusal = self._not_ours(task, said)
+        elif taken is not None:
+            refusal = NotOpen(task=task_id, state=task.state, advice=said)
+        elif advice is not None:
+            refusal = NotOpen(task=task_id, state=task.state, advice=advice.get(task.state, ""))
+        else:
+            refusal = self._not_ours(task)
+        if taken is not None and said:
+            refusal.told = (taken.event,)
+        return refusal

@@ -4,6 +4,7 @@ titles, bodies, states, page sizes. Each refusal is one clear ``InvalidInput``."
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from ..errors import (
@@ -13,7 +14,11 @@ from ..identity import validate_name
 from ..model import (
     STATES,
 )
-from ..paths import unsafe_char
+from ..paths import describe_char, unsafe_char
+
+# What a one-line title may not hold: controls (C0, DEL and C1, NEL among
+# them) and the line and paragraph separators.
+NOT_IN_A_LINE = frozenset(("Cc", "Zl", "Zp"))
 
 MAX_TITLE = 500
 MAX_BODY = 1_000_000
@@ -61,8 +66,11 @@ def validate_title(title: str) -> str:
         raise InvalidInput(
             f"title is {len(title)} characters; at most {MAX_TITLE} (put the rest in --body)"
         )
-    if any(ord(c) < 32 or ord(c) == 127 for c in title):
-        raise InvalidInput("title must be one line without control characters")
+    bad = next((c for c in title if unicodedata.category(c) in NOT_IN_A_LINE), None)
+    if bad is not None:  # a newline, but also NEL (U+0085) and U+2028/U+2029 break lines
+        raise InvalidInput(
+            f"title must be one line without control characters: it holds {describe_char(bad)}"
+        )
     return _no_surrogates(title, "title").strip()
 
 

@@ -8,7 +8,7 @@ from ..commands import listing
 from ..edge import Result
 from ..model import STATES
 from ..session import Session
-from .options import CONTEXT, DEFAULT_LIMIT, LIMIT_HELP, common
+from .options import CONTEXT, DEFAULT_LIMIT, INT, LIMIT_HELP, common
 
 
 @click.command("tasks", context_settings=CONTEXT)
@@ -22,7 +22,7 @@ from .options import CONTEXT, DEFAULT_LIMIT, LIMIT_HELP, common
 @click.option("--all", "every", is_flag=True, help="Also done and cancelled tasks.")
 @click.option("--lane", help="Only tasks of this lane.")
 @click.option("--mine", is_flag=True, help="Only tasks I have claimed.")
-@click.option("--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=LIMIT_HELP)
+@click.option("--limit", type=INT, default=DEFAULT_LIMIT, metavar="N", help=LIMIT_HELP)
 @common
 def tasks(
     session: Session,
@@ -55,7 +55,7 @@ def show(session: Session, as_json: bool, task_id: str) -> Result:
 
 @click.command("log", context_settings=CONTEXT)
 @click.argument("task_id", metavar="[ID]", required=False)
-@click.option("--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=LIMIT_HELP)
+@click.option("--limit", type=INT, default=DEFAULT_LIMIT, metavar="N", help=LIMIT_HELP)
 @common
 def log(session: Session, as_json: bool, task_id: str | None, limit: int) -> Result:
     """Print the event history, of one task or of the whole board.

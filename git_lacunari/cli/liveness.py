@@ -7,7 +7,7 @@ import click
 from ..commands import liveness
 from ..edge import Result
 from ..session import Session
-from .options import CONTEXT, common, echo_to
+from .options import CONTEXT, AsciiIntRange, common, echo_to
 
 
 @click.command("keeper", context_settings=CONTEXT)
@@ -40,7 +40,7 @@ def keeper(
 @click.command("drain", context_settings={**CONTEXT, "ignore_unknown_options": False})
 @click.option("--lane", required=True, help="The lane to work.")
 @click.option("--once", is_flag=True, help="Work one task, then exit (exit 1 if the lane is busy).")
-@click.option("--max", "max_tasks", type=click.IntRange(min=1), help="Work at most N tasks.")
+@click.option("--max", "max_tasks", type=AsciiIntRange(min=1), help="Work at most N tasks.")
 @click.option("--worktree", is_flag=True, help="Run each task in a fresh worktree on lac/task-ID.")
 @click.argument("command", nargs=-1, required=True, metavar="-- COMMAND...")
 @common

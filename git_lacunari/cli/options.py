@@ -4,6 +4,7 @@ and the session it runs in (closed when it returns)."""
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,32 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 DEFAULT_LIMIT = 50  # rows a listing shows unless --limit says otherwise (0: all)
 LIMIT_HELP = f"Show at most N (default {DEFAULT_LIMIT}; 0 shows all)."
+
+
+# A whole number as people type it: ASCII digits only. Python's int() (and so
+# click's INT) also takes Arabic-Indic, full-width and other digits, which
+# read as another number, or as none, to people who do not read them.
+_ASCII_INT = re.compile(r"\s*[+-]?[0-9]+\s*")
+
+
+def _ascii_checked(kind: click.types.IntParamType, value: Any, param: Any, ctx: Any) -> None:
+    if isinstance(value, str) and not _ASCII_INT.fullmatch(value):
+        kind.fail(f"{value[:40]!r} is not a whole number (ASCII digits 0-9)", param, ctx)
+
+
+class AsciiInt(click.types.IntParamType):
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        _ascii_checked(self, value, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class AsciiIntRange(click.IntRange):
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        _ascii_checked(self, value, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+INT = AsciiInt()
 
 
 def common(func: F) -> F:

@@ -7,7 +7,7 @@ import click
 from ..commands import serve as verb
 from ..edge import Result
 from ..session import Session
-from .options import CONTEXT, common, echo_to
+from .options import CONTEXT, INT, AsciiIntRange, common, echo_to
 
 
 @click.command("serve", context_settings=CONTEXT)
@@ -16,7 +16,7 @@ from .options import CONTEXT, common, echo_to
     "--port",
     default=8765,
     show_default=True,
-    type=int,
+    type=INT,
     help="Port to listen on (0: any free port; the URL printed names it).",
 )
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
@@ -35,7 +35,7 @@ from .options import CONTEXT, common, echo_to
     "--max-clients",
     default=100,
     show_default=True,
-    type=click.IntRange(min=1),
+    type=AsciiIntRange(min=1),
     help="Most pages streaming at once; more are told to retry.",
 )
 @common

@@ -7,7 +7,7 @@ import click
 from ..commands import task as verbs
 from ..edge import Result
 from ..session import Session
-from .options import CONTEXT, common, read_body
+from .options import CONTEXT, INT, common, read_body
 
 
 @click.group("task", context_settings=CONTEXT)
@@ -20,7 +20,7 @@ def task() -> None:
 @click.option("--body", default="", help="Longer description.")
 @click.option("--body-file", metavar="FILE", help="Read the body from FILE (- for stdin).")
 @click.option("--lane", default="default", show_default=True, help="Lane (queue) of the task.")
-@click.option("--priority", type=int, default=0, show_default=True, help="Higher is claimed first.")
+@click.option("--priority", type=INT, default=0, show_default=True, help="Higher is claimed first.")
 @click.option(
     "--after", "after", multiple=True, metavar="ID", help="Claimable only once task ID is done."
 )
@@ -78,7 +78,7 @@ def task_after(session: Session, as_json: bool, task_id: str, deps: tuple[str, .
 @click.option("--body", help="New body.")
 @click.option("--body-file", metavar="FILE", help="Read the new body from FILE (- for stdin).")
 @click.option("--lane", help="Move it to this lane.")
-@click.option("--priority", type=int, help="New priority (higher is claimed first).")
+@click.option("--priority", type=INT, help="New priority (higher is claimed first).")
 @click.option("--needs", multiple=True, metavar="CAP", help="Replace the capabilities it needs.")
 @click.option("--no-needs", is_flag=True, help="It needs no capability any more.")
 @click.option("--write", "writes", multiple=True, metavar="PATTERN", help="Declare a write path.")

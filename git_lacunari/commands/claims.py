@@ -3,12 +3,30 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..edge import Result
+from ..errors import Refused
 from ..session import Session
 from ..views import shown
 from ..views.tasks import claim_text
 from .task import task_id
+
+if TYPE_CHECKING:
+    from ..board import Board
+
+
+@contextlib.contextmanager
+def told_in_refusals(board: Board, session: Session) -> Iterator[None]:
+    """A refusal that says a take-over notice records it as told."""
+    from ..liveness import told_in_refusal
+
+    try:
+        yield
+    except Refused as exc:
+        told_in_refusal(board, session.repo, exc)
+        raise
 
 
 def claim(
@@ -93,8 +111,12 @@ def done(session: Session, task: str, now: bool = False) -> Result:
 
     tid = task_id(task)
     board = session.board()
+    with told_in_refusals(board, session):
+        if now:
+            finished = board.done(tid)
+        else:
+            result = finish(board, session.repo, tid)
     if now:
-        finished = board.done(tid)
         told = tell(board, session.repo)
         return Result(
             {
@@ -107,7 +129,6 @@ def done(session: Session, task: str, now: bool = False) -> Result:
             f"done: task #{finished.id} {shown(finished.title)}",
             warnings=[f"git lac: {n.said()}" for n in told],
         )
-    result = finish(board, session.repo, tid)
     told = tell(board, session.repo)
     body = {
         "task": result.task.to_json(),
@@ -141,7 +162,8 @@ def heartbeat(session: Session, tasks: tuple[str, ...]) -> Result:
     from ..liveness import tell
 
     board = session.board()
-    refreshed = board.heartbeat([task_id(t) for t in tasks])
+    with told_in_refusals(board, session):
+        refreshed = board.heartbeat([task_id(t) for t in tasks])
     _track(session)
     told = tell(board, session.repo)
     return Result(

@@ -105,6 +105,26 @@ def judge_commit(repo: Repo, open_board: Callable[[], Board]) -> Verdict:
     )
 
 
+def _with_notices(repo: Repo, open_board: Callable[[], Board], verdict: Verdict) -> Verdict:
+    """A commit the board judged, with the take-over notices this working
+    tree was not told yet (issue 22: a holder learns on its next pre-commit
+    that its lock or claim was taken by force), told once, as ``status``
+    tells them. Never a refusal of its own; a board that cannot answer the
+    look leaves them for the next command."""
+    if verdict.decision not in (Decision.ALLOWED, Decision.REFUSED):
+        return verdict
+    from ..liveness import tell
+
+    try:
+        told = tell(open_board(), repo)
+    except LacError:
+        return verdict
+    if not told:
+        return verdict
+    said = tuple(f"git lac: {n.said()}" for n in told)
+    return dataclasses.replace(verdict, warnings=(*verdict.warnings, *said))
+
+
 def judge_push(
     repo: Repo,
     open_board: Callable[[], Board],
@@ -365,7 +385,7 @@ def judge_hook(
         return session.board(timeout=bound)
 
     if hook == "pre-commit":
-        return judge_commit(repo, open_board)
+        return _with_notices(repo, open_board, judge_commit(repo, open_board))
     if hook == "pre-merge-commit":
         return judge_merge(repo, open_board)
     stdin_text = read_stdin() if remote is not None else None

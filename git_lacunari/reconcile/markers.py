@@ -9,7 +9,11 @@ reconcile knows which paths it left conflicted, so the pre-commit hook and
 
 A marker line is git's (``git diff --check``): the marker character repeated
 ``conflict-marker-size`` times (7 unless ``.gitattributes`` says otherwise)
-at the start of a line, then whitespace or the end of the line. ``<`` and
+at the start of a line, then whitespace or the end of the line. The size is
+read as git reads it (leading digits; 0, none or junk: 7; no upper bound),
+both as the attributes stood when the reconcile wrote the markers (recorded
+then) and as they stand now: a ``.gitattributes`` that the merge brought in,
+or that was edited or removed since, never hides the markers git wrote. ``<`` and
 ``>`` markers are counted; a lone ``=======`` is an underline in many a
 document and is not. Binary content (a NUL in the first 8,000 bytes, git's
 test) is never looked at; neither are symlinks and submodules. Outside a
@@ -21,7 +25,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..repo import Repo, git
 from .objects import path_name
@@ -45,16 +49,26 @@ def marker_lines(data: bytes, size: int = DEFAULT_SIZE) -> int:
     return len(pattern.findall(data))
 
 
-def _sizes(repo: Repo, paths: Sequence[str]) -> dict[str, int]:
-    """Each path's ``conflict-marker-size`` attribute, where it sets one."""
-    out = git("check-attr", "-z", "conflict-marker-size", "--", *paths, cwd=repo.toplevel).split(
-        b"\0"
-    )
-    sizes: dict[str, int] = {}
+def _attr_size(value: str) -> int:
+    """A ``conflict-marker-size`` value as git reads it (``atoi``; not
+    positive: the default)."""
+    digits = re.match(r"[0-9]*", value.strip())
+    size = int(digits.group()) if digits and digits.group() else 0
+    return size if size > 0 else DEFAULT_SIZE
+
+
+def marker_sizes(repo: Repo, paths: Sequence[str]) -> dict[str, int]:
+    """Each path's marker size as git would use it now (``git check-attr
+    conflict-marker-size``; the default where nothing sets one)."""
+    if not paths:
+        return {}
+    names = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
+    out = git(
+        "check-attr", "--stdin", "-z", "conflict-marker-size", input=names, cwd=repo.toplevel
+    ).split(b"\0")
+    sizes = {p: DEFAULT_SIZE for p in paths}
     for i in range(0, len(out) - 2, 3):
-        value = out[i + 2].decode("ascii", "replace")
-        if value.isdigit() and 0 < int(value) < 1000:
-            sizes[path_name(out[i])] = int(value)
+        sizes[path_name(out[i])] = _attr_size(out[i + 2].decode("ascii", "replace"))
     return sizes
 
 
@@ -108,9 +122,15 @@ def _blobs(repo: Repo, oids: Iterable[str]) -> dict[str, bytes]:
     return found
 
 
-def markers_staged(repo: Repo, paths: Sequence[str], sides: Sequence[str]) -> list[str]:
+def markers_staged(
+    repo: Repo,
+    paths: Sequence[str],
+    sides: Sequence[str],
+    written: Mapping[str, int] | None = None,
+) -> list[str]:
     """The ``paths`` whose staged content holds more conflict-marker lines
-    than any of ``sides`` (commits: ours, theirs) had at that path."""
+    than any of ``sides`` (commits: ours, theirs) had at that path, at the
+    marker size the path has now or had when the markers were ``written``."""
     if not paths:
         return []
     staged = _staged(repo, paths)
@@ -119,13 +139,14 @@ def markers_staged(repo: Repo, paths: Sequence[str], sides: Sequence[str]) -> li
     names = sorted(staged)
     before = [_in_tree(repo, side, names) for side in sides]
     blobs = _blobs(repo, [*staged.values(), *(o for side in before for o in side.values())])
-    sizes = _sizes(repo, names)
+    sizes = marker_sizes(repo, names)
     left = []
     for path in names:
-        size = sizes.get(path, DEFAULT_SIZE)
-        now = marker_lines(blobs.get(staged[path], b""), size)
-        sides_had = [marker_lines(blobs.get(s[path], b""), size) for s in before if path in s]
-        had = max(sides_had, default=0)
-        if now > had:
-            left.append(path)
+        then = (written or {}).get(path)
+        for size in sorted({sizes[path], *([then] if then else [])}):
+            now = marker_lines(blobs.get(staged[path], b""), size)
+            sides_had = [marker_lines(blobs.get(s[path], b""), size) for s in before if path in s]
+            if now > max(sides_had, default=0):
+                left.append(path)
+                break
     return left

@@ -14,7 +14,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -146,6 +146,8 @@ def apply(repo: Repo, recon: Reconciliation) -> None:
     something `--abort` can undo: every path the merge writes (restored from
     HEAD: reconcile refused to start over local changes to any of them), and
     who wrote it, when (so a stale ``index.lock`` can be told from a live one)."""
+    from .markers import marker_sizes
+
     now = time.time()
     state = _State(
         recon.ref,
@@ -156,6 +158,7 @@ def apply(repo: Repo, recon: Reconciliation) -> None:
         pid=os.getpid(),
         started=now,
         pid_at=now,
+        sizes=marker_sizes(repo, recon.conflicts),  # what git used: the attributes before the merge
     )
     with _uninterrupted():
         _save_state(repo, state)
@@ -206,6 +209,8 @@ class _State:
     pid: int = 0  # the process writing now (the reconcile, then an --abort)
     started: float = 0.0  # when the reconcile began writing (before any git)
     pid_at: float = 0.0  # when ``pid`` took over
+    # each conflicted path's conflict-marker-size when the markers were written
+    sizes: dict[str, int] = field(default_factory=dict)
 
 
 def _save_state(repo: Repo, state: _State) -> None:
@@ -372,7 +377,7 @@ def _restore(repo: Repo, state: _State) -> None:
 def _marked(repo: Repo, state: _State) -> list[str]:
     from .markers import markers_staged
 
-    return markers_staged(repo, state.conflicts, [state.orig_head, state.theirs])
+    return markers_staged(repo, state.conflicts, [state.orig_head, state.theirs], state.sizes)
 
 
 def refuse_markers(repo: Repo) -> None:

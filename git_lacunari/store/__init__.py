@@ -151,7 +151,8 @@ def open_store(
     """Open the board named by ``url`` (``lac.url``); None is the embedded default.
 
     ``create`` is what ``git lac init`` asks for. The embedded board is always
-    created on first use: zero setup is its point. ``timeout`` is
+    created on first use: zero setup is its point; a board an explicit
+    ``sqlite:///PATH`` names is created only by ``create``. ``timeout`` is
     ``lac.timeout`` (``LAC_TIMEOUT`` overrides it): how long any one wait on
     the board may last before it is reported busy. ``board`` (``lac.board``)
     chooses one of the database's boards (a schema); None leaves the choice
@@ -168,9 +169,16 @@ def open_store(
             pg.create_board()
         pg.migrate(create=create)
         return pg
-    from .sqlite import open_board, sqlite_path
+    from .sqlite import is_embedded, open_board, sqlite_path
 
-    return open_board(sqlite_path(url, common_dir), seconds)
+    path = sqlite_path(url, common_dir)
+    if not create and not is_embedded(url) and not path.exists():
+        # Only `git lac init` makes a board a URL names: a typo, or a file
+        # moved away, must not become a fresh empty board that answers "free".
+        from ..errors import CannotWorkHere
+
+        raise CannotWorkHere(f"no board at {path}: run `git lac init` first")
+    return open_board(path, seconds)
 
 
 def open_existing(

@@ -42,6 +42,11 @@ def _disk_full(path: Path) -> bool:
     return stat.f_bavail * stat.f_frsize < NEARLY_FULL_BYTES
 
 
+def is_embedded(url: str | None) -> bool:
+    """True when ``url`` names the embedded board (none, or bare ``sqlite``)."""
+    return not url or url in ("sqlite", "sqlite:")
+
+
 def sqlite_path(url: str | None, common_dir: Path) -> Path:
     if url and url.startswith("sqlite:///"):
         return Path(url[len("sqlite://") :])

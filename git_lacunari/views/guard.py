@@ -18,6 +18,21 @@ ADVICE = (  # printed under a guard's refusal, for people
     "with `git lac check PATH`, or skip the guard with --no-verify (the board then cannot "
     "warn anyone, and the collision surfaces later, for `git lac reconcile`)."
 )
+
+
+def advice(paths: list[str]) -> str:
+    """:data:`ADVICE`; when a path is shown escaped (a control, zero-width or
+    bidi character in its name), `git lac check` cannot be given it (no
+    pattern may hold such a character), so the advice names `git lac locks`,
+    which lists every lock and its holder, instead."""
+    if all(shown(p) == p for p in paths):
+        return ADVICE
+    return ADVICE.replace(
+        "with `git lac check PATH`",
+        "with `git lac locks` (a name shown escaped cannot be given to `git lac check`)",
+    )
+
+
 RELEASE_ADVICE = (
     "To get a release: ask the holder to finish (`git lac done ID`) or release it "
     "(`git lac release ID`, `git lac unlock PATTERN`), or wait until a stale claim "
@@ -105,7 +120,8 @@ def _refuse(verdict: Verdict) -> NoReturn:
             details=[
                 f"git lac: commit refused: {len(paths)} staged path(s) held by another agent",
                 *(f"  {shown(h.path):<{width}}  {describe(h, now)}" for h in refused),
-                ADVICE,
+                advice(paths),
+                *verdict.warnings,  # take-over notices, told here too
             ],
         )
     # One line per (ref, commit, path, holder).
@@ -117,7 +133,7 @@ def _refuse(verdict: Verdict) -> NoReturn:
         f"git lac: {verdict.what} refused: {len(refused)} change(s) to paths held by another agent"
     )
     if verdict.pusher is None:
-        raise PathLocked(refused, details=[header, *lines, ADVICE])
+        raise PathLocked(refused, details=[header, *lines, advice([c.path for c in refused])])
     who = shown(verdict.pusher.name or "unknown")
     raise PathLocked(
         refused,

@@ -351,7 +351,7 @@ class PostgresStore(StoreBase):
             listener = self._listener
         if not self._listening:
             with self._translated():
-                listener.execute(self.queries["listen_work"])
+                listener.execute(self.queries["listen_work"], {})
             self._listening = True
         with self._translated():
             for _ in listener.notifies(timeout=timeout, stop_after=1):

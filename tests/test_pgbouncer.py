@@ -127,8 +127,6 @@ def test_no_session_state_leaks_between_boards_on_one_server_connection(
                 with b.read():
                     row = b.one("current_board")
                     assert row is not None and row["board"] == other
-                    import psycopg  # noqa: F401  (the store is PostgreSQL's here)
-
                     shown = b.conn.execute("SHOW lock_timeout").fetchone()  # type: ignore[attr-defined]
                     assert shown is not None and shown["lock_timeout"] == "7s"
             assert [t.title for t in ba.tasks()] == [f"a{n}" for n in range(5)]

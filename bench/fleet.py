@@ -2,6 +2,18 @@
 
     python bench/fleet.py [--tasks 1000] [--drainers 16] [--lanes 4] [--kill 0.10]
                           [--backends sqlite,postgres]
+    python bench/fleet.py --pgbouncer [--claimers 200] [--direct 20] [--tasks 2000]
+
+--pgbouncer (issue 24): a private throwaway PostgreSQL cluster with
+max_connections 50 (the shared server is never touched), a real PgBouncer in
+transaction pooling mode in front of it (tests/pgbouncer.py), and --claimers
+claimer processes through it with lac.pooler = transaction: each claims the
+next task (one write path of --pool shared ones), records when it held the
+path, and marks it done, until none is left. Then the same fleet at --direct
+processes connecting to the server directly. Both print tasks per second,
+tasks done (must be each exactly once), overlapping write grants (must be 0)
+and "too many connections" errors (must be 0). The cluster and the pooler
+are stopped and removed at the end.
 
 Every task declares one write path out of a small shared pool, so tasks of
 different lanes contend for the same files. Each task's command records
@@ -28,6 +40,7 @@ import time
 import uuid
 from collections import Counter
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -216,6 +229,213 @@ def run(backend: str, args: argparse.Namespace) -> None:
     )
 
 
+# --- --pgbouncer: many claimers, one small server ------------------------------
+
+FLEET_BOARD = "fleet"
+
+
+@contextlib.contextmanager
+def small_cluster(max_connections: int) -> Any:
+    """A private PostgreSQL cluster (max_connections as given) on a free port,
+    run as the postgres account, stopped and removed at the end."""
+    import glob
+    import shutil
+    import socket
+
+    bins = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+    if not bins:
+        raise SystemExit("no /usr/lib/postgresql/*/bin: cannot start a private cluster")
+    initdb, pg_ctl = f"{bins[-1]}/initdb", f"{bins[-1]}/pg_ctl"
+    here = Path(tempfile.mkdtemp(prefix="lac-fleet-pg-"))
+    run_as: list[str] = []
+    if os.geteuid() == 0:
+        shutil.chown(here, "postgres")
+        run_as = ["runuser", "-u", "postgres", "--"]
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    data = here / "db"
+    try:
+        subprocess.run(
+            [*run_as, initdb, "-D", str(data), "-U", "postgres", "-A", "trust"],
+            check=True,
+            capture_output=True,
+        )
+        options = (
+            f"-p {port} -k {here} -c listen_addresses=127.0.0.1 "
+            f"-c max_connections={max_connections} -c fsync=off"
+        )
+        subprocess.run(
+            [
+                *run_as,
+                pg_ctl,
+                "-D",
+                str(data),
+                "-w",
+                "-l",
+                str(here / "log"),
+                "-o",
+                options,
+                "start",
+            ],
+            check=True,
+            capture_output=True,
+        )
+        try:
+            yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        finally:
+            subprocess.run(
+                [*run_as, pg_ctl, "-D", str(data), "-m", "fast", "stop"], capture_output=True
+            )
+    finally:
+        shutil.rmtree(here, ignore_errors=True)
+
+
+def _claimer(index: int, url: str, pooled: bool, repo: str, out: Any, go: Any) -> None:
+    """One claimer process: claim the next task, hold its path a moment, done."""
+    from git_lacunari.board import Board
+    from git_lacunari.errors import LacError, Refused
+    from git_lacunari.identity import Identity
+    from git_lacunari.store import open_store
+
+    held: list[tuple[int, str, float, float]] = []
+    errors: list[str] = []
+    board = None
+    try:
+        go.wait()
+        store = open_store(
+            url,
+            Path(repo),
+            board=FLEET_BOARD,
+            pooler="transaction" if pooled else None,
+            timeout="60",
+        )
+        board = Board(store, Identity(f"claimer-{index}", "bench", (), "bench"))
+        while True:
+            try:
+                claim = board.claim_next()
+            except Refused as exc:
+                if exc.reason == "not_found":
+                    break
+                errors.append(f"refused: {exc.reason}")
+                continue
+            except LacError as exc:
+                errors.append(exc.message)
+                if len(errors) > 20:
+                    break
+                continue
+            start = time.time()
+            time.sleep(0.002)
+            end = time.time()
+            path = claim.locks[0].pattern if claim.locks else ""
+            board.done(claim.task.id)
+            held.append((claim.task.id, path, start, end))
+    except Exception as exc:  # report, never hang the parent
+        errors.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        if board is not None:
+            board.store.close()
+        out.put((held, errors))
+
+
+def fleet_round(url: str, pooled: bool, processes: int, tasks: int, pool: int) -> dict[str, Any]:
+    """A fresh board of ``tasks`` tasks, drained by ``processes`` claimers."""
+    import psycopg
+
+    from git_lacunari.board import Board
+    from git_lacunari.identity import Identity
+    from git_lacunari.store import open_store
+
+    direct = url
+    with psycopg.connect(direct, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {FLEET_BOARD} CASCADE")
+    repo = Path(tempfile.mkdtemp(prefix="lac-fleet-"))
+    setup = Board(
+        open_store(direct, repo, create=True, board=FLEET_BOARD),
+        Identity("setup", "bench", (), "bench"),
+    )
+    with setup.store.write():
+        for n in range(tasks):
+            setup.add_task(f"job {n}", writes=[f"src/f{n % pool}.py"])
+    setup.store.close()
+    return {"repo": repo, "tasks": tasks, "processes": processes, "pooled": pooled}
+
+
+def drain_round(round_: dict[str, Any], url: str) -> dict[str, Any]:
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    out = ctx.Queue()
+    go = ctx.Event()
+    procs = [
+        ctx.Process(target=_claimer, args=(i, url, round_["pooled"], str(round_["repo"]), out, go))
+        for i in range(round_["processes"])
+    ]
+    for proc in procs:
+        proc.start()
+    time.sleep(1.0)  # every process forked and waiting
+    started = time.monotonic()
+    go.set()
+    results = [out.get(timeout=1800) for _ in procs]
+    elapsed = time.monotonic() - started
+    for proc in procs:
+        proc.join(timeout=60)
+    held = [h for r in results for h in r[0]]
+    errors = [e for r in results for e in r[1]]
+    done = Counter(task for task, _, _, _ in held)
+    overlaps = 0
+    by_path: dict[str, list[tuple[float, float]]] = {}
+    for _, path, start, end in held:
+        by_path.setdefault(path, []).append((start, end))
+    for spans in by_path.values():
+        spans.sort()
+        overlaps += sum(1 for a, b in zip(spans, spans[1:], strict=False) if b[0] < a[1])
+    return {
+        "elapsed": elapsed,
+        "throughput": len(held) / elapsed if elapsed else 0.0,
+        "done": len(done),
+        "twice": sum(1 for n in done.values() if n > 1),
+        "overlaps": overlaps,
+        "too_many": sum(1 for e in errors if "too many" in e.lower()),
+        "errors": errors,
+    }
+
+
+def pgbouncer_fleet(args: argparse.Namespace) -> None:
+    sys.path.insert(0, str(ROOT))
+    from tests.pgbouncer import pgbouncer
+
+    print(
+        f"{args.tasks} tasks, each one write path of {args.pool}; a private server with "
+        f"max_connections {args.max_connections}"
+    )
+    with small_cluster(args.max_connections) as server:
+        rows = []
+        with pgbouncer(server, pool_size=args.server_pool, max_clients=args.claimers + 50) as via:
+            round_ = fleet_round(server, True, args.claimers, args.tasks, args.pool)
+            rows.append((f"{args.claimers} claimers through PgBouncer", drain_round(round_, via)))
+        round_ = fleet_round(server, False, args.direct, args.tasks, args.pool)
+        rows.append((f"{args.direct} claimers connecting directly", drain_round(round_, server)))
+    print(f"PgBouncer: pool_mode transaction, default_pool_size {args.server_pool}")
+    for label, r in rows:
+        print(
+            f"{label:<40} {r['throughput']:7.1f} tasks/s  ({r['elapsed']:.1f} s)  "
+            f"done {r['done']}/{args.tasks}, twice {r['twice']}, overlapping write grants "
+            f"{r['overlaps']}, 'too many connections' {r['too_many']}, other errors "
+            f"{len(r['errors']) - r['too_many']}"
+        )
+        for error in r["errors"][:3]:
+            print(f"    error: {error}")
+    ratio = rows[0][1]["throughput"] / rows[1][1]["throughput"] if rows[1][1]["throughput"] else 0
+    print(f"through PgBouncer / direct: {ratio:.2f}x")
+    ok = all(
+        r["done"] == args.tasks and not r["twice"] and not r["overlaps"] and not r["too_many"]
+        for _, r in rows
+    )
+    if not ok:
+        raise SystemExit(1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=1000)
@@ -226,7 +446,19 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--dsn", default=DEFAULT_DSN)
     parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--pgbouncer", action="store_true", help="many claimers via PgBouncer")
+    parser.add_argument("--claimers", type=int, default=200)
+    parser.add_argument("--direct", type=int, default=20)
+    parser.add_argument("--max-connections", type=int, default=50)
+    parser.add_argument("--server-pool", type=int, default=40, help="PgBouncer's pool size")
     args = parser.parse_args()
+    if args.pgbouncer:
+        if "--tasks" not in sys.argv:
+            args.tasks = 2000
+        if "--pool" not in sys.argv:
+            args.pool = 100
+        pgbouncer_fleet(args)
+        return
     print(
         f"{args.tasks} tasks, {args.drainers} drainers over {args.lanes} lanes, "
         f"{args.pool} shared write paths, stale-after {STALE_AFTER}, keeper every 0.25 s"

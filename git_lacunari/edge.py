@@ -133,11 +133,26 @@ def human_line(line: str) -> str:
     return shown(line)
 
 
-def say(line: str, *, err: bool = True) -> None:
-    """Print one line for people now (a keeper's or a drain's progress),
-    escaped as every line at this edge is."""
+def say(line: str, *, err: bool = True, raw: bool = False) -> None:
+    """Print one line for people now (a keeper's or a drain's progress, a
+    streamed listing's row), escaped as every line at this edge is; ``raw``:
+    a line of JSON for stdout, printed as it is (JSON escapes its own)."""
+    if raw:
+        print(line, flush=True)
+        return
     stream = sys.stderr if err else sys.stdout
     print(human_line(line) if err else human_text(line), file=stream, flush=True)
+
+
+def _reader_gone() -> int:
+    """The reader of stdout went away (`git lac tasks | head -1`): what it
+    did not read is nobody's. Exit as a process killed by SIGPIPE would, with
+    no traceback, and point stdout at /dev/null so that the interpreter's own
+    flush at exit does not raise the same error again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE
 
 
 def render(outcome: Outcome, *, as_json: bool) -> int:
@@ -150,14 +165,7 @@ def render(outcome: Outcome, *, as_json: bool) -> int:
         elif isinstance(outcome, Result) and outcome.human and not outcome.shown:
             print(human_text(outcome.human), flush=True)
     except BrokenPipeError:
-        # The reader went away (`git lac tasks | head -1`): what it did not
-        # read is nobody's. Exit as a process killed by SIGPIPE would, with no
-        # traceback, and point stdout at /dev/null so that the interpreter's
-        # own flush at exit does not raise the same error again.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return 128 + signal.SIGPIPE
+        return _reader_gone()
     for line in messages(outcome):
         print(human_line(line), file=sys.stderr, flush=True)
     exit_code = exit_code_of(outcome)
@@ -173,4 +181,6 @@ def run(command: Callable[[], Result], *, as_json: bool) -> int:
         outcome = exc
     except KeyboardInterrupt as exc:
         outcome = exc
+    except BrokenPipeError:  # a streamed listing's reader went away
+        return _reader_gone()
     return render(outcome, as_json=as_json)

@@ -157,7 +157,15 @@ def open_board(
         timeout = timeout or repo.get("lac.timeout")
         chosen = resolve_board(repo, url=url, board=board)
         url, board = chosen.url, chosen.board
-    store = open_store(url, repo.common_dir, create=create, timeout=timeout, board=board)
+    store = open_store(
+        url,
+        repo.common_dir,
+        create=create,
+        timeout=timeout,
+        board=board,
+        pooler=repo.get("lac.pooler"),
+        listen_url=repo.get("lac.listenurl"),
+    )
     if act and store.dialect == "postgres":  # team mode: the agent is the session's role
         from .team import acting
 

@@ -17,10 +17,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from .board import Board
 from .board.notices import Notice
@@ -37,10 +39,46 @@ from .repo import Repo, git
 from .store import Exclusive
 from .text import shown
 
+if TYPE_CHECKING:
+    from .store.pool import StorePool
+
 Echo = Callable[[str], None]
 DEFAULT_MAX_ATTEMPTS = 3
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 RECONNECT_FOR_S = 30.0
+
+
+class Lender:
+    """Boards for a long-running process (the drainer, the keeper), one for
+    each unit of work: on PostgreSQL borrowed from a ``psycopg_pool`` pool
+    (:class:`~git_lacunari.store.pool.StorePool`), so a heartbeat or a sweep
+    never opens a connection of its own and a lost one is replaced; on
+    SQLite, ``fallback`` (a board of the caller's thread)."""
+
+    def __init__(self, board: Board) -> None:
+        self.template = board
+        self.pool: StorePool | None = None
+        if board.store.dialect == "postgres":
+            from .store.pool import StorePool
+            from .store.postgres import PostgresStore
+
+            assert isinstance(board.store, PostgresStore)
+            self.pool = StorePool(board.store)
+
+    @contextmanager
+    def board(self, fallback: Callable[[], Board]) -> Iterator[Board]:
+        if self.pool is None:
+            yield fallback()
+            return
+        t = self.template
+        with self.pool.store() as store:
+            yield Board(
+                store, t.identity, prefix=t.prefix, ignorecase=t.ignorecase, blob_ids=t.blob_ids
+            )
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
 
 
 def holder_text(board: Board) -> str:
@@ -96,15 +134,17 @@ def run_keeper(
         board, "keeper", wait=not once, poll=interval, echo=echo, what="this board's keeper"
     )
     expired_all: list[dict[str, object]] = []
+    lender = Lender(board)  # each sweep on a pooled connection (PostgreSQL)
     try:
         while True:
-            for fact in board.sweep(stale_after):
-                echo(
-                    f"expired: task #{fact['task']} of {fact['previous_owner']}, silent "
-                    f"{format_duration(float(str(fact['silent_for'])))}; back on the board"
-                )
-                expired_all.append(fact)
-            _sweep_task_less_locks(board, stale_after, echo, expired_locks)
+            with lender.board(lambda: board) as sweeper:
+                for fact in sweeper.sweep(stale_after):
+                    echo(
+                        f"expired: task #{fact['task']} of {fact['previous_owner']}, silent "
+                        f"{format_duration(float(str(fact['silent_for'])))}; back on the board"
+                    )
+                    expired_all.append(fact)
+                _sweep_task_less_locks(sweeper, stale_after, echo, expired_locks)
             for said in land() if land is not None else ():
                 echo(said)
             if once:
@@ -113,6 +153,7 @@ def run_keeper(
             if not held.alive():
                 raise BoardUnreachable("the keeper lost its hold on the board; exiting")
     finally:
+        lender.close()
         held.release()
 
 
@@ -148,19 +189,35 @@ class Heartbeat(threading.Thread):
     (connections are not shared across threads); a failed beat is retried
     at the next tick, which is what a flaky board needs."""
 
-    def __init__(self, open_board: Callable[[], Board], task_id: int, every: float) -> None:
+    def __init__(
+        self,
+        open_board: Callable[[], Board],
+        task_id: int,
+        every: float,
+        lender: Lender | None = None,
+    ) -> None:
         super().__init__(daemon=True)
         self.open_board, self.task_id, self.every = open_board, task_id, every
+        self.lender = lender
         self.stop = threading.Event()
 
     def run(self) -> None:
         board: Board | None = None
         while not self.stop.wait(self.every):
             try:
+                if self.lender is not None and self.lender.pool is not None:
+                    # PostgreSQL: each beat on a pooled connection, none kept.
+                    with self.lender.board(self.open_board) as pooled:
+                        pooled.heartbeat([self.task_id])
+                    continue
                 board = board or self.open_board()
                 board.heartbeat([self.task_id])
             except LacError:
+                if board is not None:
+                    board.store.close()
                 board = None
+        if board is not None:
+            board.store.close()
 
 
 def task_worktree(repo: Repo, task_id: int) -> Path:
@@ -258,6 +315,7 @@ def drain(
     )
     report = DrainReport()
     child: list[subprocess.Popen[bytes]] = []
+    lender = Lender(board)  # heartbeats on pooled connections (PostgreSQL)
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
         report.stopped_by = signal.Signals(signum)
@@ -306,7 +364,7 @@ def drain(
             }
             running = shown(" ".join(command))
             echo(f"git lac: task #{task.id} {shown(task.title)}: running {running}")
-            beat = Heartbeat(open_board, task.id, heartbeat_period(stale))
+            beat = Heartbeat(open_board, task.id, heartbeat_period(stale), lender)
             try:
                 # Forked before the heartbeat thread starts: preexec_fn is
                 # only safe in a single-threaded parent.
@@ -357,6 +415,7 @@ def drain(
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        lender.close()
         held.release()
     return report
 

@@ -49,18 +49,21 @@ def take_turn(board: Board, patterns: Sequence[str], deadline: float | None) -> 
 
 def _pg_turn(board: Board, patterns: list[str], deadline: float | None) -> Turn | None:
     from .store.base import MAX_TIMEOUT_S
-    from .store.postgres import PostgresStore, connect
+    from .store.postgres import PostgresStore
 
     store = board.store
     assert isinstance(store, PostgresStore)
     left = MAX_TIMEOUT_S if deadline is None else deadline - time.monotonic()
     if left <= 0:
         return None
-    conn = connect(store.url, max(left, 0.001), store.board)
+    # Behind a transaction pooler (no direct URL): turns held by a transaction
+    # kept open on the turn's connection, since a session lock cannot be.
+    conn, in_transaction = store.dedicated(max(left, 0.001))
+    query = store.queries["take_turn_xact" if in_transaction else "take_turn"]
     try:
         for pattern in patterns:
             try:
-                conn.execute(store.queries["take_turn"], {"name": pattern})
+                conn.execute(query, {"name": pattern})
             except Exception as exc:  # lock_timeout: the deadline came first
                 import psycopg
 

@@ -232,6 +232,31 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.skip(reason)
 
 
+@pytest.fixture(scope="session")
+def pgbouncer_server(pg_server: str) -> Iterator[str]:
+    """The test server through a real PgBouncer in transaction pooling mode
+    (tests/pgbouncer.py), for the session."""
+    from .pgbouncer import pgbouncer
+
+    with pgbouncer(pg_server) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def bare_schema(server: str) -> Iterator[str]:
+    """A fresh, empty schema on the server; yields its name (dropped after)."""
+    import psycopg
+
+    schema = "lac_t_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield schema
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
 @contextlib.contextmanager
 def pg_schema(server: str) -> Iterator[str]:
     """A fresh schema on the server; yields a board URL whose search_path is it."""

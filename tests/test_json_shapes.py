@@ -367,6 +367,9 @@ SUCCESS: dict[str, Schema] = {
         ready=array(TASK),
         blocked=array(obj(task=TASK, refused={"type": "object"})),
         now=NUM,
+        limit=nullable(INT),
+        more=INT,
+        more_exact=BOOL,
     ),
     "status": success(
         agent=STR,

@@ -27,7 +27,7 @@ from git_lacunari.model import LockMode
 from git_lacunari.repo import discover
 from git_lacunari.store import open_store
 
-from .conftest import lac_process, pg_schema
+from .conftest import bare_schema, lac_process, pg_schema
 
 FORK = mp.get_context("fork")
 BARRIER_TIMEOUT_S = 300
@@ -38,12 +38,24 @@ BARRIER_TIMEOUT_S = 300
 TEAM = "team|"
 
 
+# A board behind PgBouncer in transaction pooling mode (issue 24) is named
+# PGBOUNCER|SCHEMA|URL: URL through the pooler, the board chosen by name (the
+# pooler refuses a search_path passed as a startup option).
+PGBOUNCER = "pgbouncer|"
+
+
 def open_board(repo: Path, url: str | None, agent: str) -> Board:
     where = discover(repo)
     if url and url.startswith(TEAM):
         _, prefix, template = url.split("|", 2)
         agent = prefix + agent
         url = template.replace("{role}", agent)
+    if url and url.startswith(PGBOUNCER):
+        _, schema, through = url.split("|", 2)
+        store = open_store(
+            through, where.common_dir, create=True, board=schema, pooler="transaction"
+        )
+        return Board(store, Identity(agent, "test", (), "test"), blob_ids=where.blob_ids)
     store = open_store(url, where.common_dir, create=True)
     return Board(store, Identity(agent, "test", (), "test"), blob_ids=where.blob_ids)
 
@@ -56,14 +68,20 @@ RACE_ROLES = (
 )
 
 
-@pytest.fixture(params=["sqlite", "postgres", "team"])
+@pytest.fixture(params=["sqlite", "postgres", "team", "pgbouncer"])
 def race_url(request: pytest.FixtureRequest, repo: Path) -> Iterator[str | None]:
-    """The board the race tests run on: embedded, PostgreSQL, and PostgreSQL
-    in team mode with one role per process (row-level security on)."""
+    """The board the race tests run on: embedded, PostgreSQL, PostgreSQL in
+    team mode with one role per process (row-level security on), and
+    PostgreSQL through a real PgBouncer in transaction pooling mode."""
     if request.param == "sqlite":
         yield None
         return
     server = request.getfixturevalue("pg_server")
+    if request.param == "pgbouncer":
+        through = request.getfixturevalue("pgbouncer_server")
+        with bare_schema(server) as schema:
+            yield f"{PGBOUNCER}{schema}|{through}"
+        return
     if request.param == "postgres":
         with pg_schema(server) as url:
             yield url

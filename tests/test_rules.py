@@ -3,7 +3,7 @@ boards: the SQL every claimer and the keeper run (both dialects, the real
 named queries and functions on a real board) and the live page's read model.
 
 - claimability: ``rules.claimable`` = SQLite's ``claimable`` fragment =
-  PostgreSQL's ``lac_claimable`` (through ``lane_open_tasks``, the query
+  PostgreSQL's ``lac_claimable`` (through ``lane_open_page``, the query
   ``ready`` reads); the refusal a board gives names an unmet dependency or a
   missing capability exactly when the SQL says no; the page calls an open
   task blocked (waiting, capability) exactly when no known agent could claim it.
@@ -130,7 +130,15 @@ def test_claimable_matches_sql(store: Store, drawn: Any) -> None:
     # "nobody" is recorded nowhere: SQL takes its capabilities as none.
     sql_says: dict[str, dict[int, bool]] = {}
     for name in [*held, "nobody"]:
-        rows = store.all("lane_open_tasks", lane="default", agent=name)
+        rows = store.all(
+            "lane_open_page",
+            lane="default",
+            agent=name,
+            limit=None,
+            after_priority=None,
+            after_created=None,
+            after_id=None,
+        )
         sql_says[name] = {int(r["id"]): bool(r["claimable"]) for r in rows}
         assert set(sql_says[name]) == {i for i in ids if state_of[i] == "open"}
         caps = held.get(name, [])

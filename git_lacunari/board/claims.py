@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,12 +24,28 @@ from ..model import (
     TaskState,
 )
 from ..paths import overlap
+from .core import COUNT_CAP
 from .tasks import Tasks
-from .validate import validate_lane, validate_task_id
+from .validate import validate_lane, validate_limit, validate_task_id
 
 # How many claimable-but-path-blocked tasks `claim --next` steps over before
 # it gives up; each is a cheap indexed query.
 MAX_NEXT_SKIPS = 200
+
+# `ready --all` reads the lane this many tasks at a time.
+READY_PAGE_SIZE = 500
+
+
+@dataclass
+class ReadyPage:
+    """One page of `git lac ready`: each task with None (ready) or why not,
+    in the order `claim --next` takes them, and how many more open tasks."""
+
+    lane: str
+    rows: list[tuple[Task, Refused | None]]
+    more: int = 0
+    more_exact: bool = True
+
 
 # Why `done` refuses a task that is not claimed, by its state.
 DONE_ADVICE = {
@@ -306,24 +322,80 @@ class Claims(Tasks):
 
     def ready(self, lane: str = DEFAULT_LANE) -> tuple[list[Task], list[tuple[Task, Refused]]]:
         """What ``claim --next`` would take in ``lane``, in its order, and for
-        each open task it would not take, why. The claimable rule is the SQL
-        one; the reasons are those a refused claim gives."""
-        lane = validate_lane(lane)
-        self._ensure_agent()
-        self._sweep_now_and_then()  # as claim --next does, so both see the same board
+        each open task it would not take, why (every open task of the lane)."""
         ready: list[Task] = []
         blocked: list[tuple[Task, Refused]] = []
-        with self.store.read():
-            for row in self.store.all("lane_open_tasks", lane=lane, agent=self.agent):
-                task = Task.from_row(row)
-                if not row["claimable"]:
-                    blocked.append((task, self._why_not_claimable(task.id)))
-                    continue
-                if row["has_paths"]:
-                    task.paths = self._task_specs(task.id)
-                    conflicts = self._conflicts(task.paths)
-                    if conflicts:
-                        blocked.append((task, PathLocked(conflicts)))
-                        continue
+        for task, refused in self.ready_stream(lane):
+            if refused is None:
                 ready.append(task)
+            else:
+                blocked.append((task, refused))
         return ready, blocked
+
+    def ready_page(self, lane: str = DEFAULT_LANE, *, limit: int | None = None) -> ReadyPage:
+        """The first ``limit`` open tasks of ``lane`` (None: all) in the order
+        ``claim --next`` takes them, each ready or with why not, with its
+        paths, locks and dependencies; and how many more open tasks there are
+        (counted up to COUNT_CAP beyond the page)."""
+        lane = validate_lane(lane)
+        limit = validate_limit(limit)
+        self._ensure_agent()
+        self._sweep_now_and_then()  # as claim --next does, so both see the same board
+        with self.store.read():
+            rows, _ = self._ready_rows(lane, limit, None)
+            more = 0
+            if limit is not None and len(rows) == limit:
+                row = self.store.one("lane_open_more", lane=lane, cap=limit + COUNT_CAP + 1)
+                more = max(0, (int(row["n"]) if row else 0) - limit)
+        return ReadyPage(lane, rows, min(more, COUNT_CAP), more <= COUNT_CAP)
+
+    def ready_stream(
+        self, lane: str = DEFAULT_LANE, *, page_size: int | None = None
+    ) -> Iterator[tuple[Task, Refused | None]]:
+        """Every open task of ``lane`` as :meth:`ready_page` judges it, read
+        ``page_size`` at a time (each page one read transaction, keyed on
+        where the last ended) and handed out as it is read: a listing of a
+        million tasks never holds more than one page."""
+        lane = validate_lane(lane)
+        page_size = page_size or READY_PAGE_SIZE
+        self._ensure_agent()
+        self._sweep_now_and_then()
+        after: tuple[int, float, int] | None = None
+        while True:
+            with self.store.read():
+                rows, after = self._ready_rows(lane, page_size, after)
+            yield from rows
+            if len(rows) < page_size:
+                return
+
+    def _ready_rows(
+        self, lane: str, limit: int | None, after: tuple[int, float, int] | None
+    ) -> tuple[list[tuple[Task, Refused | None]], tuple[int, float, int] | None]:
+        """One page of open tasks after ``after`` (priority, created_at, id),
+        judged: one query for the page, one for its details, and one grant
+        check per claimable task that declares paths."""
+        page = self.store.all(
+            "lane_open_page",
+            lane=lane,
+            agent=self.agent,
+            limit=limit,
+            after_priority=after[0] if after else None,
+            after_created=after[1] if after else None,
+            after_id=after[2] if after else None,
+        )
+        tasks = [Task.from_row(row) for row in page]
+        self._fill_details(tasks)
+        judged: list[tuple[Task, Refused | None]] = []
+        for row, task in zip(page, tasks, strict=True):
+            if not row["claimable"]:
+                deps = [(int(d["id"]), str(d["state"])) for d in task.depends_on]
+                judged.append((task, self._why_not(task.id, task, deps)))
+                continue
+            conflicts = self._conflicts(task.paths) if task.paths else []
+            judged.append((task, PathLocked(conflicts) if conflicts else None))
+        last = (
+            (int(page[-1]["priority"]), float(page[-1]["created_at"]), int(page[-1]["id"]))
+            if page
+            else after
+        )
+        return judged, last

@@ -4,7 +4,7 @@ board's clock, the event record, and the few lookups they all make."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -18,12 +18,13 @@ from ..errors import (
 from ..identity import Identity
 from ..model import (
     EventKind,
+    Lock,
     LockMode,
     PathSpec,
     Task,
     TaskState,
 )
-from ..store import Store
+from ..store import Row, Store
 
 # A listing says how many more rows match, counted up to this many: a count
 # never reads more than COUNT_CAP index entries, so a page costs the same on
@@ -202,6 +203,29 @@ class BoardCore:
             for r in self.store.all("task_paths", task_id=task_id)
         ]
 
+    def _fill_details(self, tasks: Sequence[Task]) -> None:
+        """Set each task's declared paths, locks and dependencies (what
+        ``tasks --json`` and ``ready --json`` report), for all of them in one
+        query (``tasks_details``), never one per task."""
+        if not tasks:
+            return
+        ids = json.dumps(sorted({t.id for t in tasks}))
+        found: dict[int, Row] = {}
+        for got in self.store.all("tasks_details", ids=ids):
+            found[int(got["id"])] = got
+        for task in tasks:
+            row = found.get(task.id)
+            if row is None:  # gone meanwhile (another transaction)
+                continue
+            task.paths = [
+                PathSpec(p["pattern"], LockMode.stored(p["mode"])) for p in _listed(row["paths"])
+            ]
+            task.locks = [Lock.from_row(lk) for lk in _listed(row["locks"])]
+            task.depends_on = [
+                {"id": int(d["id"]), "state": d["state"], "title": d["title"]}
+                for d in _listed(row["depends_on"])
+            ]
+
     def _why_not_claimable(self, task_id: int) -> Refused:
         """Looked up only after the claiming UPDATE came back empty
         (:func:`git_lacunari.rules.why_not_claimable`)."""
@@ -212,6 +236,10 @@ class BoardCore:
                 (int(r["id"]), str(r["state"]))
                 for r in self.store.all("task_deps", task_id=task_id)
             ]
+        return self._why_not(task_id, task, deps)
+
+    def _why_not(self, task_id: int, task: Task | None, deps: list[tuple[int, str]]) -> Refused:
+        """Why ``task`` (its dependencies ``deps`` already read) is not claimable."""
         return rules.why_not_claimable(
             task_id,
             task,
@@ -220,3 +248,11 @@ class BoardCore:
             capabilities=self.identity.capabilities,
             where=self.where_of,
         )
+
+
+def _listed(value: Any) -> list[Any]:
+    """A JSON array as the driver gave it: parsed (psycopg's jsonb) or text (SQLite)."""
+    if isinstance(value, str):
+        parsed: list[Any] = json.loads(value)
+        return parsed
+    return list(value or [])

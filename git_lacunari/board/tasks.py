@@ -163,8 +163,11 @@ class Tasks(Liveness, Grants):
         mine: bool = False,
         limit: int | None = None,
         now: float | None = None,
+        details: bool = False,
     ) -> Page[Task]:
-        """Tasks in id order, at most ``limit`` (None: all), and how many more.
+        """Tasks in id order, at most ``limit`` (None: all), and how many more;
+        with ``details`` each with its paths, locks and dependencies (one more
+        query for the whole page).
 
         Which: those in ``states``; else with ``every`` all of them; else the
         live ones (neither done nor cancelled), what people look at. Each
@@ -198,7 +201,10 @@ class Tasks(Liveness, Grants):
                     **params,
                 )
                 more = int(row["n"]) if row else 0
-        tasks = self.mark_stale([Task.from_row(r) for r in rows], now)
+            tasks = [Task.from_row(r) for r in rows]
+            if details:
+                self._fill_details(tasks)
+        tasks = self.mark_stale(tasks, now)
         return Page(tasks, min(more, COUNT_CAP), more <= COUNT_CAP)
 
     def log(self, task_id: int | None = None) -> list[Event]:

@@ -215,7 +215,12 @@ def _live(repo: Repo, chosen: Any) -> list[Check]:
 
     try:
         store = open_existing(
-            chosen.url, repo.common_dir, timeout=repo.get("lac.timeout"), board=chosen.board
+            chosen.url,
+            repo.common_dir,
+            timeout=repo.get("lac.timeout"),
+            board=chosen.board,
+            pooler=repo.get("lac.pooler"),
+            listen_url=repo.get("lac.listenurl"),
         )
     except LacError as exc:
         return [Check("reachable", FAIL, exc.message)]

@@ -32,7 +32,9 @@ def tasks(
     validate_limit(limit)
     board = session.board()
     now = board.now()
-    page = board.task_page(states=wanted, every=every, lane=lane, mine=mine, limit=limit, now=now)
+    page = board.task_page(
+        states=wanted, every=every, lane=lane, mine=mine, limit=limit, now=now, details=as_json
+    )
     return Result(
         {"tasks": [t.to_json() for t in page.items], "now": now, **paged(page, limit)},
         # Not built for --json: a --limit 0 listing is long.

@@ -2,25 +2,54 @@
 
 from __future__ import annotations
 
-from ..edge import Result
+from ..edge import Result, say
 from ..model import TaskState
 from ..session import Session
-from ..views.status import ready_text, status_text
+from ..views.status import ready_json, ready_line, ready_text, status_text
+from ..views.tasks import more_line, paged
 
 
-def ready(session: Session, lane: str) -> Result:
+def ready(session: Session, lane: str, *, limit: int, every: bool, as_json: bool) -> Result:
+    from ..board import validate_lane, validate_limit
+
+    validate_lane(lane)
+    validate_limit(limit)
+    if every:
+        return _ready_stream(session, lane, as_json=as_json)
     board = session.board()
     now = board.now()
-    can, cannot = board.ready(lane)
+    page = board.ready_page(lane, limit=limit or None)
+    can = [t for t, r in page.rows if r is None]
+    cannot = [(t, r) for t, r in page.rows if r is not None]
     return Result(
         {
             "lane": lane,
             "ready": [t.to_json() for t in can],
             "blocked": [{"task": t.to_json(), "refused": r.to_json()} for t, r in cannot],
             "now": now,
+            **paged(page, limit),
         },
-        ready_text(lane, can, cannot),
+        "" if as_json else ready_text(lane, can, cannot),
+        warnings=more_line(page, "more open task", every="--all"),
     )
+
+
+def _ready_stream(session: Session, lane: str, *, as_json: bool) -> Result:
+    """`ready --all`: every open task of the lane, each written the moment
+    its page is read (JSON: one object a line), never collected."""
+    import json
+
+    board = session.board()
+    shown_any = False
+    for task, refused in board.ready_stream(lane):
+        if as_json:
+            say(json.dumps(ready_json(task, refused), sort_keys=True, allow_nan=False), raw=True)
+        else:
+            say(ready_line(task, refused), err=False)
+        shown_any = True
+    if not shown_any and not as_json:
+        say(f"no open task in lane {lane!r}", err=False)
+    return Result(shown=True)
 
 
 def status(session: Session) -> Result:

@@ -140,6 +140,44 @@ def validate_board(name: str) -> str:
     return name
 
 
+POOLERS = ("none", "transaction")
+
+
+def resolve_pooler(configured: str | None) -> str | None:
+    """How a PostgreSQL board is reached: ``LAC_POOLER``, else ``git config
+    lac.pooler``: "transaction" behind a transaction pooler (PgBouncer's
+    pool_mode = transaction), "none" (the default) directly or through a
+    session pooler. None for "none"."""
+    import os
+
+    env = os.environ.get("LAC_POOLER")
+    text, source = (env, "LAC_POOLER") if env else (configured, "lac.pooler")
+    value = (text or "none").strip().lower()
+    if value not in POOLERS:
+        from ..errors import InvalidInput
+
+        raise InvalidInput(f"{source} is {text!r}; give one of: {', '.join(POOLERS)}")
+    return None if value == "none" else value
+
+
+def resolve_listen_url(configured: str | None) -> str | None:
+    """A direct connection to the board's server for what needs a session
+    behind a transaction pooler (LISTEN, a keeper's or drainer's hold):
+    ``LAC_LISTEN_URL``, else ``git config lac.listenUrl``; None: none."""
+    import os
+
+    env = os.environ.get("LAC_LISTEN_URL")
+    text, source = (env, "LAC_LISTEN_URL") if env else (configured, "lac.listenUrl")
+    if not text:
+        return None
+    if not is_postgres_url(text):
+        from ..errors import InvalidInput
+
+        raise InvalidInput(f"{source} {redact(text)!r} is not a postgresql:// URL")
+    refuse_password(text)
+    return text
+
+
 def open_store(
     url: str | None,
     common_dir: Path,
@@ -147,6 +185,8 @@ def open_store(
     create: bool = False,
     timeout: str | None = None,
     board: str | None = None,
+    pooler: str | None = None,
+    listen_url: str | None = None,
 ) -> Store:
     """Open the board named by ``url`` (``lac.url``); None is the embedded default.
 
@@ -157,6 +197,8 @@ def open_store(
     the board may last before it is reported busy. ``board`` (``lac.board``)
     chooses one of the database's boards (a schema); None leaves the choice
     to the URL's own search_path (boards made before there were several).
+    ``pooler`` and ``listen_url`` are ``lac.pooler`` and ``lac.listenUrl``
+    (:func:`resolve_pooler`, :func:`resolve_listen_url`).
     """
     from .base import resolve_timeout
 
@@ -164,7 +206,13 @@ def open_store(
     if url and is_postgres_url(url):
         from .postgres import PostgresStore
 
-        pg = PostgresStore(url, seconds, validate_board(board) if board else None)
+        pg = PostgresStore(
+            url,
+            seconds,
+            validate_board(board) if board else None,
+            pooler=resolve_pooler(pooler),
+            listen_url=resolve_listen_url(listen_url),
+        )
         if create:
             pg.create_board()
         pg.migrate(create=create)
@@ -182,7 +230,13 @@ def open_store(
 
 
 def open_existing(
-    url: str | None, common_dir: Path, *, timeout: str | None = None, board: str | None = None
+    url: str | None,
+    common_dir: Path,
+    *,
+    timeout: str | None = None,
+    board: str | None = None,
+    pooler: str | None = None,
+    listen_url: str | None = None,
 ) -> Store | None:
     """The board as it is, for looking at (``git lac doctor``): never created,
     never migrated. None: no embedded board file (nothing to open)."""
@@ -192,7 +246,13 @@ def open_existing(
     if url and is_postgres_url(url):
         from .postgres import PostgresStore
 
-        return PostgresStore(url, seconds, validate_board(board) if board else None)
+        return PostgresStore(
+            url,
+            seconds,
+            validate_board(board) if board else None,
+            pooler=resolve_pooler(pooler),
+            listen_url=resolve_listen_url(listen_url),
+        )
     from .sqlite import SqliteStore, sqlite_path
 
     path = sqlite_path(url, common_dir)

@@ -92,6 +92,11 @@ class StoreBase:
 
     # --- transactions ---------------------------------------------------------
 
+    def _start(self, begin: QueryName) -> None:
+        """Open the outermost transaction (a backend may say more in the same
+        round trip: PostgreSQL behind a transaction pooler)."""
+        self.run(begin)
+
     @contextmanager
     def _translated(self) -> Iterator[None]:
         try:
@@ -107,7 +112,7 @@ class StoreBase:
     @contextmanager
     def _begin(self, write: bool, begin: QueryName | None = None) -> Iterator[None]:
         """The outermost transaction: commit on success, roll back on any error."""
-        self.run(begin or ("begin_write" if write else "begin_read"))
+        self._start(begin or ("begin_write" if write else "begin_read"))
         try:
             yield
         except BaseException:

@@ -42,6 +42,7 @@ from .queries import load_queries
 from .query_names import QueryName
 
 POLL_FALLBACK_S = 2.0
+POOLER_TRANSACTION = "transaction"  # lac.pooler: PgBouncer's pool_mode = transaction
 CHANGE_POLL_S = 0.1  # the page's watcher: a read of one sequence, every 100 ms
 PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 # SQLSTATEs of a connection that is gone (class 08 is "connection exception").
@@ -81,13 +82,35 @@ def url_sets_schema(url: str) -> bool:
     return "search_path" in str(given.get("options") or os.environ.get("PGOPTIONS", ""))
 
 
-def connect(url: str, timeout: float, board: str | None = None) -> psycopg.Connection[Row]:
+def connect(
+    url: str, timeout: float, board: str | None = None, *, pooled: bool = False
+) -> psycopg.Connection[Row]:
     """An autocommit connection whose waits are bounded by ``timeout``, on
-    ``board`` (a schema of the database; None: the URL's own search_path)."""
+    ``board`` (a schema of the database; None: the URL's own search_path).
+
+    ``pooled``: through a transaction pooler (``lac.pooler = transaction``):
+    no startup options (PgBouncer refuses what it does not know) and no
+    session state at all; statements are never prepared server-side (the
+    next transaction may run on another server connection). Each
+    transaction then says its settings itself (``local_settings``)."""
     try:
         given = conninfo_to_dict(url)
     except psycopg.ProgrammingError as exc:
         raise InvalidInput(f"invalid board URL {redact(url)}: {_first_line(exc)}") from None
+    if pooled:
+        try:
+            conn = psycopg.connect(
+                url,
+                autocommit=True,
+                row_factory=dict_row,
+                connect_timeout=max(2, math.ceil(timeout)),
+                prepare_threshold=None,
+            )
+        except psycopg.Error as exc:
+            raise BoardUnreachable(
+                f"cannot reach the board at {redact(url)}: {_first_line(exc)}"
+            ) from None
+        return conn
     ms = max(1, round(timeout * 1000))
     ours = f"-c lock_timeout={ms} -c statement_timeout={2 * ms}"
     # After theirs, so that it wins: a single statement outside a transaction
@@ -210,24 +233,60 @@ class PostgresStore(StoreBase):
         board: str | None = None,
         *,
         conn: psycopg.Connection[Row] | None = None,
+        pooler: str | None = None,
+        listen_url: str | None = None,
     ) -> None:
         """``conn``: a connection made by :func:`connect` for the same URL,
-        timeout and board, lent by a pool (the live page's); closing the store
-        then closes it, so a borrower gives it back instead."""
+        timeout, board and pooler, lent by a pool (the live page's, a
+        drainer's); closing the store then closes it, so a borrower gives it
+        back instead. ``pooler``: "transaction" when ``url`` reaches the
+        board through a transaction pooler (PgBouncer's pool_mode =
+        transaction); ``listen_url``: a direct connection to the server for
+        what needs a session (LISTEN, a keeper's or drainer's hold)."""
         super().__init__(timeout)
         self.url = url
         self.board = board
-        self.conn = conn if conn is not None else connect(url, timeout, board)
+        self.pooled = pooler == POOLER_TRANSACTION
+        self.listen_url = listen_url
+        self.conn = conn if conn is not None else connect(url, timeout, board, pooled=self.pooled)
         self.queries = pg_queries()
         self._listening = False
+        self._listener: psycopg.Connection[Row] | None = None
         self._changes = ChangeWatch()
+        ms = max(1, round(timeout * 1000))
+        self._local_settings = self.queries["local_settings"].format(
+            lock_ms=ms,
+            statement_ms=2 * ms,
+            search_path=f"; SET LOCAL search_path = {board}" if board else "",
+        )
 
     @property
     def where(self) -> str:
         return redact(self.url)
 
     def _cursor(self, sql: str, params: dict[str, Any]) -> Cursor:
+        if self.pooled and not self._in_transaction():
+            # Behind a transaction pooler a statement outside a transaction
+            # would run with no settings and no search_path: give it one.
+            self._start("begin_write")
+            try:
+                cursor = self.conn.execute(sql, params)
+                self.conn.execute(self.queries["commit"])
+            except BaseException:
+                if not self.conn.broken and self._in_transaction():
+                    self.conn.execute(self.queries["rollback"])
+                raise
+            return cursor
         return self.conn.execute(sql, params)
+
+    def _start(self, begin: QueryName) -> None:
+        if not self.pooled:
+            super()._start(begin)
+            return
+        # BEGIN and this transaction's settings, in one round trip (no
+        # parameters: the simple query protocol takes several statements).
+        with self._translated():
+            self.conn.execute(f"{self.queries[begin]}; {self._local_settings}".encode())
 
     def _script(self, sql: str) -> None:
         # Bytes: no placeholders, and several statements in one round trip.
@@ -245,17 +304,57 @@ class PostgresStore(StoreBase):
         return self.one(query, **params)
 
     def exclusive(self, name: str) -> AdvisoryExclusive | None:
-        return AdvisoryExclusive.acquire(self.url, self.timeout, name, self.board)
+        return AdvisoryExclusive.acquire(self, name)
+
+    def dedicated(self, timeout: float | None = None) -> tuple[psycopg.Connection[Row], bool]:
+        """A connection of its own, for a lock held as long as it lives, and
+        whether the lock must be transaction-scoped: the direct listen_url
+        where one is configured, else the board's URL; behind a transaction
+        pooler without one, a pooled connection left in a transaction (the
+        lock is then ``pg_*_xact_*``: it ends with the transaction)."""
+        timeout = self.timeout if timeout is None else timeout
+        if self.listen_url:
+            return connect(self.listen_url, timeout, self.board), False
+        if not self.pooled:
+            return connect(self.url, timeout, self.board), False
+        conn = connect(self.url, timeout, self.board, pooled=True)
+        ms = max(1, round(timeout * 1000))
+        settings = self.queries["local_settings"].format(
+            lock_ms=ms,
+            statement_ms=2 * ms,
+            search_path=f"; SET LOCAL search_path = {self.board}" if self.board else "",
+        )
+        try:
+            conn.execute(f"{self.queries['begin_write']}; {settings}".encode())
+        except psycopg.Error as exc:
+            conn.close()
+            raise classify(exc, self.url, timeout, conn) or exc from None
+        return conn, True
 
     def wait_for_work(self, timeout: float) -> None:
         """Wait on LISTEN for `notify_work`, with a polling fallback: a missed notice
-        (say across a reconnect) costs at most one poll interval."""
+        (say across a reconnect) costs at most one poll interval.
+
+        Behind a transaction pooler LISTEN cannot work (the session that
+        listens is lent to someone else at its next transaction): the
+        listener is a direct connection to ``listen_url`` where one is
+        configured; without one, the wait polls the board's change counter
+        (:meth:`wait_for_change`), so any write to the board wakes it."""
         timeout = max(0.0, min(timeout, POLL_FALLBACK_S))
+        if self.pooled and not self.listen_url:
+            self.wait_for_change(timeout)
+            return
+        listener = self.conn
+        if self.pooled:
+            if self._listener is None:
+                self._listener = connect(str(self.listen_url), self.timeout, self.board)
+            listener = self._listener
         if not self._listening:
-            self.run("listen_work")
+            with self._translated():
+                listener.execute(self.queries["listen_work"], {})
             self._listening = True
         with self._translated():
-            for _ in self.conn.notifies(timeout=timeout, stop_after=1):
+            for _ in listener.notifies(timeout=timeout, stop_after=1):
                 break
 
     def wait_for_change(self, timeout: float) -> bool:
@@ -296,12 +395,12 @@ class PostgresStore(StoreBase):
     def team_all(self, query: QueryName, /, **params: Any) -> list[Row]:
         """Every row of one of team mode's named queries (:func:`team_queries`)."""
         with self._translated():
-            rows: list[Row] = self.conn.execute(team_queries()[query], params).fetchall()
+            rows: list[Row] = self._cursor(team_queries()[query], params).fetchall()
         return rows
 
     def team_one(self, query: QueryName, /, **params: Any) -> Row | None:
         with self._translated():
-            cursor = self.conn.execute(team_queries()[query], params)
+            cursor = self._cursor(team_queries()[query], params)
             row: Row | None = cursor.fetchone() if cursor.description is not None else None
         return row
 
@@ -368,6 +467,8 @@ class PostgresStore(StoreBase):
         return self.all("list_boards")
 
     def close(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
         self.conn.close()
 
 
@@ -380,12 +481,15 @@ class AdvisoryExclusive:
         self.conn = conn
 
     @classmethod
-    def acquire(
-        cls, url: str, timeout: float, name: str, board: str | None = None
-    ) -> AdvisoryExclusive | None:
-        conn = connect(url, timeout, board)
+    def acquire(cls, store: PostgresStore, name: str) -> AdvisoryExclusive | None:
+        """A session lock on a connection of its own; behind a transaction
+        pooler with no direct listen_url, a transaction-scoped one in a
+        transaction that connection keeps open (:meth:`PostgresStore.dedicated`)."""
+        url, timeout = store.url, store.timeout
+        conn, in_transaction = store.dedicated()
+        query = "try_exclusive_xact" if in_transaction else "try_exclusive"
         try:
-            row = conn.execute(pg_queries()["try_exclusive"], {"name": name}).fetchone()
+            row = conn.execute(pg_queries()[query], {"name": name}).fetchone()
         except psycopg.Error as exc:
             error = classify(exc, url, timeout, conn)
             conn.close()

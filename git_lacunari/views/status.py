@@ -15,13 +15,36 @@ if TYPE_CHECKING:
     from ..board.notices import Notice
 
 
-def ready_text(lane: str, can: Sequence[Task], cannot: Sequence[tuple[Task, Refused]]) -> str:
-    rows = [[f"#{t.id}", f"p{t.priority}", "ready", shown(t.title)] for t in can]
-    rows += [
-        [f"#{t.id}", f"p{t.priority}", "blocked", shown(f"{t.title}: {r.message}")]
-        for t, r in cannot
+def ready_cells(task: Task, refused: Refused | None) -> list[str]:
+    if refused is None:
+        return [f"#{task.id}", f"p{task.priority}", "ready", shown(task.title)]
+    return [
+        f"#{task.id}",
+        f"p{task.priority}",
+        "blocked",
+        shown(f"{task.title}: {refused.message}"),
     ]
+
+
+def ready_text(lane: str, can: Sequence[Task], cannot: Sequence[tuple[Task, Refused]]) -> str:
+    """The ready tasks first, then the blocked ones, as one table."""
+    rows = [ready_cells(t, None) for t in can] + [ready_cells(t, r) for t, r in cannot]
     return table(rows) if rows else f"no open task in lane {shown(lane)!r}"
+
+
+def ready_line(task: Task, refused: Refused | None) -> str:
+    """One row of `ready --all`, written as it is read: fixed columns, since
+    a stream cannot pad to the widest cell it has not seen yet."""
+    num, prio, state, title = ready_cells(task, refused)
+    return f"{num:<7} {prio:<4} {state:<8} {title}"
+
+
+def ready_json(task: Task, refused: Refused | None) -> dict[str, Any]:
+    """One task of `ready --json`'s stream (``--all``): ready, or why not."""
+    body: dict[str, Any] = {"task": task.to_json(), "ready": refused is None}
+    if refused is not None:
+        body["refused"] = refused.to_json()
+    return body
 
 
 def status_text(

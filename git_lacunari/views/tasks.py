@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..durations import format_duration
 from ..model import Event, Lock, LockMode, Task, TaskState
 from .terminal import shown
 
 if TYPE_CHECKING:
-    from ..board import Claim, Page
+    from ..board import Claim
 
 
 def ago(then: float | None, now: float) -> str:
@@ -96,16 +96,21 @@ def claim_text(claim: Claim) -> str:
     return text
 
 
-def more_line(page: Page[Any], what: str) -> list[str]:
+class Paged(Protocol):
+    more: int
+    more_exact: bool
+
+
+def more_line(page: Paged, what: str, every: str = "--limit 0") -> list[str]:
     """The last line of a cut listing: how many more, and how to see them
-    (``what`` is singular: "more task")."""
+    (``what`` is singular: "more task"; ``every``: the option that shows all)."""
     if not page.more:
         return []
     count = f"{page.more:,}" if page.more_exact else f"more than {page.more:,}"
     plural = "" if page.more == 1 and page.more_exact else "s"
-    return [f"… {count} {what}{plural}; --limit 0 shows all"]
+    return [f"… {count} {what}{plural}; {every} shows all"]
 
 
-def paged(page: Page[Any], limit: int) -> dict[str, Any]:
+def paged(page: Paged, limit: int) -> dict[str, Any]:
     """What a listing's --json says of its paging."""
     return {"limit": limit or None, "more": page.more, "more_exact": page.more_exact}

@@ -94,7 +94,7 @@ class PostgresPool:
         store = template.store
         assert isinstance(store, PostgresStore)
         self.template = template
-        url, timeout, board = store.url, store.timeout, store.board
+        url, timeout, board, pooled = store.url, store.timeout, store.board, store.pooled
         # The pool's own complaints (a failed connection attempt, retried) are
         # not the page's: the request that waits in vain says so instead.
         logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)
@@ -102,7 +102,7 @@ class PostgresPool:
         class PageConnection(psycopg.Connection[Any]):
             @classmethod
             def connect(cls, conninfo: str = "", **kwargs: Any) -> Any:
-                return connect(url, timeout, board)
+                return connect(url, timeout, board, pooled=pooled)
 
         def configure(conn: psycopg.Connection[Any]) -> None:
             setup(self._board(conn))
@@ -127,7 +127,14 @@ class PostgresPool:
 
         given = self.template.store
         assert isinstance(given, PostgresStore)
-        store = PostgresStore(given.url, given.timeout, given.board, conn=conn)
+        store = PostgresStore(
+            given.url,
+            given.timeout,
+            given.board,
+            conn=conn,
+            pooler="transaction" if given.pooled else None,
+            listen_url=given.listen_url,
+        )
         t = self.template
         return Board(
             store, t.identity, prefix=t.prefix, ignorecase=t.ignorecase, blob_ids=t.blob_ids

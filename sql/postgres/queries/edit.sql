@@ -13,3 +13,8 @@ SELECT id, claimed_at, heartbeat_at, {{now}} AS now
 -- for in the server's lock queue (first come, first served; bounded by the
 -- connection's lock_timeout) and dropped when the connection ends.
 SELECT pg_advisory_lock(hashtext('turn:' || :name || ':' || current_schema())) AS got
+
+-- name: take_turn_xact
+-- take_turn behind a transaction pooler: the turn is held by a transaction
+-- its waiter keeps open on a connection of its own.
+SELECT pg_advisory_xact_lock(hashtext('turn:' || :name || ':' || current_schema())) AS got

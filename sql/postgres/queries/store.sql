@@ -144,3 +144,22 @@ SELECT n, settled FROM lac_changes_seen()
 -- would let each statement see a later board); read-only, so it never fails
 -- on serialization.
 BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY
+
+-- --- behind a transaction pooler (lac.pooler = transaction, issue 24) ---------
+-- PgBouncer in transaction mode hands each transaction to any server
+-- connection: nothing may outlive one. No startup options (it refuses them),
+-- no session settings, no session locks: every transaction says its own.
+
+-- name: local_settings
+-- Said right after BEGIN, in the same round trip (store/postgres.py): the
+-- session settings connect() would have passed as startup options, for this
+-- transaction only. :lock_ms, :statement_ms and :board are formatted in by
+-- the store (a whole number, and a validated plain identifier or '' for the
+-- server's search_path); no parameters, since BEGIN shares its round trip.
+SET LOCAL lock_timeout = {lock_ms}; SET LOCAL statement_timeout = {statement_ms}{search_path}
+
+-- name: try_exclusive_xact
+-- try_exclusive for a connection through a pooler: held by a transaction the
+-- holder keeps open on a connection of its own (it takes no snapshot to keep
+-- under READ COMMITTED, so it holds back no vacuum), released when it ends.
+SELECT pg_try_advisory_xact_lock(hashtext(:name || ':' || current_schema())) AS got

@@ -121,15 +121,6 @@ SELECT * FROM lac_api_cancel(:task_id::bigint, :agent, :instance)
 -- kept count would park it again at its first failure.
 SELECT * FROM lac_api_reopen(:task_id::bigint)
 
--- name: lane_open_tasks
--- Every open task of a lane in the order `claim --next` takes them, with the
--- one claimable rule's answer for this agent.
-SELECT t.*, {{claimable}} AS claimable,
-       EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS has_paths
-  FROM lac_tasks t
- WHERE t.lane = :lane AND t.state = 'open'
- ORDER BY t.priority DESC, t.created_at, t.id
-
 -- name: take_over
 -- The same agent moves its claim to this instance (`claim --take-over`).
 SELECT * FROM lac_api_take_over(:task_id::bigint, :agent, :instance)

@@ -12,3 +12,7 @@ SELECT id, claimed_at, heartbeat_at, {{now}} AS now
 -- Never run: on SQLite the waiters of a path queue as ticket files beside the
 -- board (git_lacunari/turns.py), which a dead waiter's kernel lock releases.
 SELECT NULL AS got
+
+-- name: take_turn_xact
+-- Never run: SQLite's turns are ticket files (git_lacunari/turns.py).
+SELECT NULL AS got

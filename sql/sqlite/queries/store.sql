@@ -97,3 +97,11 @@ PRAGMA data_version
 -- name: begin_snapshot
 -- A deferred read transaction: in WAL mode it sees one instant of the file.
 BEGIN
+
+-- name: local_settings
+-- PostgreSQL behind a transaction pooler only; never run here.
+SELECT 1
+
+-- name: try_exclusive_xact
+-- PostgreSQL behind a transaction pooler only; never run here.
+SELECT 1 AS got

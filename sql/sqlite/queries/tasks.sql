@@ -182,15 +182,6 @@ UPDATE lac_tasks
  WHERE id = :task_id AND state IN ('done', 'cancelled', 'parked')
 RETURNING *
 
--- name: lane_open_tasks
--- Every open task of a lane in the order `claim --next` takes them, with the
--- one claimable rule's answer for this agent.
-SELECT t.*, {{claimable}} AS claimable,
-       EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS has_paths
-  FROM lac_tasks t
- WHERE t.lane = :lane AND t.state = 'open'
- ORDER BY t.priority DESC, t.created_at, t.id
-
 -- name: take_over
 -- The same agent moves its claim to this instance (`claim --take-over`).
 UPDATE lac_tasks SET instance = :instance, heartbeat_at = {{now}}

@@ -167,11 +167,14 @@ def where_claims_stand(
     those that moved. A branch this clone lacks is left as it was."""
     here = current_branch(cwd)
     moved: list[tuple[int, str | None, str]] = []
+    tips: dict[str, str | None] = {}  # one git process per branch, not per claim
     for task, branch, tip in claims:
         name = branch or here
         if name is None:
             continue
-        now = commit_id(cwd, f"refs/heads/{name}")
+        if name not in tips:
+            tips[name] = commit_id(cwd, f"refs/heads/{name}")
+        now = tips[name]
         if now is not None and (now != tip or branch is None):
             moved.append((task, name, now))
     return moved

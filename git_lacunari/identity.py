@@ -101,6 +101,8 @@ def _hostname() -> str:
     import socket
 
     return socket.gethostname()
+
+
 INSTANCE_OK = re.compile(r"^[0-9a-f]{16}$")
 
 

@@ -182,7 +182,15 @@ def where_claims_stand(
 
 def track(board: Board, repo: Repo) -> list[int]:
     """Tell the board where our claims here stand (claim, heartbeat, hooks)."""
-    return board.track(where_claims_stand(repo.toplevel, board.claim_tracks()))
+    return [task for task, _, _ in track_moves(board, repo)]
+
+
+def track_moves(board: Board, repo: Repo) -> list[tuple[int, str | None, str]]:
+    """:func:`track`, answering with each claim that moved: ``(task, branch,
+    tip)`` as the board now records it (so a caller needs no second read)."""
+    moved = where_claims_stand(repo.toplevel, board.claim_tracks())
+    taken = set(board.track(moved))
+    return [m for m in moved if m[0] in taken]
 
 
 # --- done, and the checks that settle a landing -----------------------------------

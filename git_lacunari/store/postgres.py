@@ -15,6 +15,7 @@ was lost is ``BoardUnreachable``; the rest of what the server says is
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
@@ -281,14 +282,14 @@ class PostgresStore(StoreBase):
                 return
             from psycopg import errors
 
-            with self._translated():
-                try:
-                    self.conn.execute(str(row["ddl"]).encode())
-                except (errors.UniqueViolation, errors.DuplicateSchema):
-                    # IF NOT EXISTS is no guard against a creator racing us:
-                    # both see no schema, one insert into pg_namespace wins,
-                    # the other fails on its unique index. The board exists.
-                    pass
+            # IF NOT EXISTS is no guard against a creator racing us: both see
+            # no schema, one insert into pg_namespace wins, the other fails on
+            # its unique index. The board exists.
+            with (
+                self._translated(),
+                contextlib.suppress(errors.UniqueViolation, errors.DuplicateSchema),
+            ):
+                self.conn.execute(str(row["ddl"]).encode())
 
     # --- team mode's administration (git_lacunari/team.py) ---------------------
 

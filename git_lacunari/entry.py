@@ -89,6 +89,74 @@ def _edit_call(argv: list[str]) -> tuple[str | None] | None:
     return None
 
 
+class _ClaimNext:
+    def __init__(self) -> None:
+        self.lane = "default"
+        self.as_json = False
+        self.as_name: str | None = None
+
+
+def _claim_next_call(argv: list[str]) -> _ClaimNext | None:
+    """`claim --next` with no option but ``--lane``, ``--json`` and ``--as``
+    (each at most once): what an agent's loop runs between two tasks, so it
+    skips click (about a sixth of the whole process). Anything else, ``-h``
+    included, is left to click, which parses it and says what is wrong."""
+    if argv[:1] != ["claim"] or "--next" not in argv:
+        return None
+    call = _ClaimNext()
+    valued = {"--lane": "lane", "--as": "as_name"}
+    seen: set[str] = set()
+    words = iter(argv[1:])
+    for word in words:
+        name, eq, value = word.partition("=")
+        if word in ("--next", "--json") and word not in seen:
+            call.as_json = call.as_json or word == "--json"
+        elif name in valued and name not in seen:
+            given = value if eq else next(words, None)
+            if not given or given.startswith("-"):
+                return None
+            setattr(call, valued[name], given)
+            word = name
+        else:
+            return None
+        seen.add(word)
+    return call
+
+
+def _claim_next(call: _ClaimNext) -> int:
+    """`claim --next` as the full command line runs it (cli/options.common):
+    the sign of life after the claim, none after invalid input."""
+    from .commands.claims import claim
+    from .edge import Result, run
+    from .errors import InvalidInput, Refused
+    from .session import Session
+
+    with Session(call.as_name, defer_touch=True) as session:
+
+        def claimed() -> Result:
+            try:
+                result = claim(
+                    session,
+                    None,
+                    next_=True,
+                    lane=call.lane,
+                    writes=(),
+                    reads=(),
+                    stale=None,
+                    wait=None,
+                    take_over=False,
+                )
+            except InvalidInput:
+                raise  # exit 2 writes nothing
+            except Refused:
+                session.touch_deferred()
+                raise
+            session.touch_deferred()
+            return result
+
+        return run(claimed, as_json=call.as_json)
+
+
 def _after(hook: str) -> int:
     """The hooks that run after the fact (landing, issue 25): never refuse."""
     from .edge import run
@@ -120,6 +188,9 @@ def main() -> None:
         sys.exit(guard_edit(edit[0]))
     if argv in (["guard", "post-commit"], ["guard", "post-receive"]):
         sys.exit(_after(argv[1]))
+    claim_next = _claim_next_call(argv)
+    if claim_next is not None:
+        sys.exit(_claim_next(claim_next))
     hook = _hook_call(argv)
     fast = _reconcile_call(argv) if hook is None else None
     if fast is not None:

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import getpass
 import json
 import os
 import re
-import secrets
-import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,7 +66,12 @@ def name_of(repo: Repo, as_name: str | None = None) -> tuple[str, str]:
         name, source = repo.get("lac.agent") or "", "git config lac.agent"
     else:
         email = repo.get("user.email")
-        base = email.split("@", 1)[0] if email else getpass.getuser()
+        if email:
+            base = email.split("@", 1)[0]
+        else:
+            import getpass  # imported only here: a claim's whole process is timed
+
+            base = getpass.getuser()
         source = "default from user.email" if email else "default from the login name"
         if repo.worktree_name:
             base = f"{base}@{repo.worktree_name}"
@@ -100,6 +102,17 @@ def resolve(repo: Repo, as_name: str | None = None) -> Identity:
 # --- instances: where an agent runs -------------------------------------------------
 
 INSTANCE_FILE = Path("lacunari") / "instance.json"
+
+
+def _hostname() -> str:
+    """socket.gethostname()'s answer without importing socket (POSIX: uname)."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()
+
+
 INSTANCE_OK = re.compile(r"^[0-9a-f]{16}$")
 
 
@@ -175,7 +188,7 @@ def instance_of(repo: Repo) -> Instance:
             f"LAC_INSTANCE={lent!r} names no working tree of this repository "
             "(only `git lac drain` sets it, for the command it runs)"
         )
-    host, path = socket.gethostname(), str(repo.toplevel)
+    host, path = _hostname(), str(repo.toplevel)
     file = repo.git_dir / INSTANCE_FILE
     found = _read_instance(file)
     if found is not None and (found.host, found.path) == (host, path):
@@ -186,6 +199,8 @@ def instance_of(repo: Repo) -> Instance:
         # working tree at a new path. It keeps its id, and its claims.
         made = Instance(found.id, host, path, str(file))
     else:
+        import secrets  # only for a new instance (hmac and hashlib, 4 ms at each start)
+
         made = Instance(secrets.token_hex(8), host, path, str(file))
     file.parent.mkdir(parents=True, exist_ok=True)
     tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")

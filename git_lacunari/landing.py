@@ -167,11 +167,14 @@ def where_claims_stand(
     those that moved. A branch this clone lacks is left as it was."""
     here = current_branch(cwd)
     moved: list[tuple[int, str | None, str]] = []
+    tips: dict[str, str | None] = {}  # one git process per branch, not per claim
     for task, branch, tip in claims:
         name = branch or here
         if name is None:
             continue
-        now = commit_id(cwd, f"refs/heads/{name}")
+        if name not in tips:
+            tips[name] = commit_id(cwd, f"refs/heads/{name}")
+        now = tips[name]
         if now is not None and (now != tip or branch is None):
             moved.append((task, name, now))
     return moved
@@ -179,7 +182,15 @@ def where_claims_stand(
 
 def track(board: Board, repo: Repo) -> list[int]:
     """Tell the board where our claims here stand (claim, heartbeat, hooks)."""
-    return board.track(where_claims_stand(repo.toplevel, board.claim_tracks()))
+    return [task for task, _, _ in track_moves(board, repo)]
+
+
+def track_moves(board: Board, repo: Repo) -> list[tuple[int, str | None, str]]:
+    """:func:`track`, answering with each claim that moved: ``(task, branch,
+    tip)`` as the board now records it (so a caller needs no second read)."""
+    moved = where_claims_stand(repo.toplevel, board.claim_tracks())
+    taken = set(board.track(moved))
+    return [m for m in moved if m[0] in taken]
 
 
 # --- done, and the checks that settle a landing -----------------------------------

@@ -148,8 +148,9 @@ class BoardCore:
         """Put our capabilities where ``lac_claimable`` reads them, once per Board."""
         if not self._agent_recorded:
             caps = json.dumps(list(self.identity.capabilities))
-            self.store.atomic("upsert_agent", agent=self.agent, caps=caps)
-            self._record_instance()
+            with self.store.write():  # one commit for both
+                self.store.run("upsert_agent", agent=self.agent, caps=caps)
+                self._record_instance()
             self._agent_recorded = True
 
     def _record_instance(self) -> None:

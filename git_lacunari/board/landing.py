@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 
 from ..errors import InvalidInput, NotOpen
-from ..model import EventKind, Lock, Task, TaskState
+from ..model import EventKind, Lock, LockMode, PathSpec, Task, TaskState
 from .claims import Claims
 from .validate import validate_branch, validate_task_id, validate_tip
 
@@ -105,8 +105,12 @@ class Landings(Claims):
         """Every claim whose tip is known, with its declared paths."""
         with self.store.read():
             tasks = [Task.from_row(r) for r in self.store.all("live_claims")]
+            paths: dict[int, list[PathSpec]] = {}
+            for r in self.store.all("live_claim_paths") if tasks else ():
+                spec = PathSpec(r["pattern"], LockMode.stored(r["mode"]))
+                paths.setdefault(int(r["task_id"]), []).append(spec)
             for task in tasks:
-                task.paths = self._task_specs(task.id)
+                task.paths = paths.get(task.id, [])
         return tasks
 
     def landing_period(self) -> float:

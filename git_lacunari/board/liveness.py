@@ -23,9 +23,11 @@ SWEEP_EVERY_S = 10.0
 class Liveness(Notices):
     def touch(self) -> None:
         """Refresh the heartbeat of all our claims: every command does this,
-        in one statement (a single round trip on PostgreSQL)."""
-        self.store.atomic("heartbeat", agent=self.agent, instance=self.instance, ids=None)
-        self.seen()
+        in one statement, and says we were seen, in one transaction (one
+        commit, so one flush to disk, for both)."""
+        with self.store.write():
+            self.store.run("heartbeat", agent=self.agent, instance=self.instance, ids=None)
+            self.seen()
 
     def record_holder(self, name: str, what: str) -> None:
         with self.store.write():

@@ -67,10 +67,9 @@ def claim(
             stale_after=stale,
             take_over=take_over,
         )
-    if _track(session):
-        for tid, branch, tip in board.claim_tracks():
-            if tid == got.task.id:
-                got.task.branch, got.task.tip = branch, tip
+    for tid, branch, tip in _track_moves(session):
+        if tid == got.task.id:  # a None branch keeps the one recorded
+            got.task.branch, got.task.tip = branch or got.task.branch, tip
     return Result(
         {
             "task": got.task.to_json(),
@@ -178,6 +177,16 @@ def heartbeat(session: Session, tasks: tuple[str, ...]) -> Result:
         if told
         else None,
     )
+
+
+def _track_moves(session: Session) -> list[tuple[int, str | None, str]]:
+    """:func:`_track`, answering with the claims that moved (landing.track_moves)."""
+    from ..errors import LacError
+    from ..landing import track_moves
+
+    with contextlib.suppress(LacError):
+        return track_moves(session.board(), session.repo)
+    return []
 
 
 def _track(session: Session) -> bool:

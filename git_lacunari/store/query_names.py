@@ -63,6 +63,7 @@ QueryName = Literal[
     "list_boards",
     "list_locks",
     "listen_work",
+    "live_claim_paths",
     "live_claims",
     "live_tasks_filter",
     "live_tasks_more",

@@ -28,3 +28,10 @@ SELECT * FROM lac_api_landed(:task_id::bigint, :tip, :how, :agent)
 -- name: live_claims
 -- Every claim whose tip is known: the lines of work the forecast compares.
 SELECT * FROM lac_tasks WHERE state = 'claimed' AND tip IS NOT NULL ORDER BY id
+
+-- name: live_claim_paths
+-- The declared paths of every live_claims task, in one read (not one per claim).
+SELECT p.task_id, p.pattern, p.mode
+  FROM lac_task_paths p JOIN lac_tasks t ON t.id = p.task_id
+ WHERE t.state = 'claimed' AND t.tip IS NOT NULL
+ ORDER BY p.task_id, p.pattern

@@ -573,3 +573,43 @@ CREATE OR REPLACE FUNCTION lac_ancestor_keys(key text) RETURNS text[]
     SELECT ARRAY[''] || ARRAY(SELECT left(key, i) FROM generate_series(1, length(key)) AS i
                                WHERE substr(key, i, 1) = '/' ORDER BY i)
 $$;
+
+-- The literal head (paths.head): the characters before the first `*?[\`
+-- (a plain path or dir/: the whole path, its trailing `/` dropped),
+-- casefolded. Every path a pattern covers starts with its head, so two
+-- patterns overlap only when one's head starts the other's: the expression
+-- index lac_locks_head (0013) finds a pattern's candidates as
+--   lac_head(pattern) = ANY (lac_head_prefixes(h)) OR lac_head(pattern) in [h, h || U+10FFFF)
+-- and only those are compared with lac_overlap (lac_require_free_all).
+-- Changing this body changes what lac_locks_head holds: a migration must
+-- REINDEX it.
+CREATE OR REPLACE FUNCTION lac_head(pattern text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path FROM CURRENT
+    AS $$
+DECLARE
+    lit text := pattern;
+    ch text;
+    i integer;
+BEGIN
+    IF strpos(pattern, '*') = 0 AND strpos(pattern, '?') = 0
+       AND strpos(pattern, '[') = 0 AND strpos(pattern, E'\\') = 0 THEN
+        lit := rtrim(pattern, '/');
+    ELSE
+        FOREACH ch IN ARRAY ARRAY['*', '?', '[', E'\\'] LOOP
+            i := strpos(lit, ch);
+            IF i > 0 THEN
+                lit := left(lit, i - 1);
+            END IF;
+        END LOOP;
+    END IF;
+    RETURN lac_casefold(lit);
+END
+$$;
+
+-- 'ab' -> {'', 'a', 'ab'}: the heads a head's candidates may have above it.
+CREATE OR REPLACE FUNCTION lac_head_prefixes(head text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$
+    SELECT ARRAY(SELECT left(head, i) FROM generate_series(0, length(head)) AS i ORDER BY i)
+$$;

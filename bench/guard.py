@@ -361,7 +361,12 @@ def server_side(args: argparse.Namespace) -> None:
                     conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
-def refusal_board(args: argparse.Namespace, backend: str, board_repo: Path, rows: list) -> str:
+def refusal_board(
+    args: argparse.Namespace,
+    backend: str,
+    board_repo: Path,
+    rows: list[tuple[str, str, str, str, float]],
+) -> str:
     """A board holding exactly ``rows``; its URL for the server's lac.url."""
     if backend == "sqlite":
         import sqlite3

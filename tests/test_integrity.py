@@ -663,6 +663,7 @@ PURE = {
     "lac_default_stale",
     "lac_folds",
     "lac_head",
+    "lac_head_end",
     "lac_head_prefixes",
     "lac_has",
     "lac_index_key",

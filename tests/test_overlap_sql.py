@@ -201,6 +201,42 @@ def test_indexed_check_agrees_with_every_pair(
     assert got == first
 
 
+def test_head_end_bounds_exactly_the_heads_below(db: Conn) -> None:
+    """lac_head_end(h): every text starting with h sorts before it (in
+    COLLATE "C"), and no other text above h does; U+10FFFF in a head (a
+    character patterns may hold) does not hide a lock from the range."""
+    top = "\U0010ffff"
+    cases = {
+        "a": "b",
+        "d/a": "d/b",
+        "d/a" + top: "d/b",
+        top + top: None,
+        "": None,
+        "x\ud7ff": "x\ue000",
+        "\u00e9": "\u00ea",
+    }
+    row = db.execute(
+        "SELECT array_agg(lac_head_end(h) ORDER BY o)"
+        " FROM unnest(%s::text[]) WITH ORDINALITY AS u(h, o)",
+        (list(cases),),
+    ).fetchone()
+    assert row is not None and row[0] == list(cases.values())
+    with db.transaction():
+        db.execute("DELETE FROM lac_locks")
+        db.execute(
+            "INSERT INTO lac_locks (pattern, key, mode, agent, acquired_at, instance)"
+            " VALUES (%s, 'd/', 'w', 'other', 0, 'there')",
+            ("d/a" + top + "b*",),
+        )
+    assert paths.overlap("d/a*", "d/a" + top + "b*")
+    with pytest.raises(psycopg.Error) as refused:
+        db.execute(
+            "SELECT lac_require_free_all('me', 'here', %s::jsonb, NULL)",
+            ('[{"pattern": "d/a*", "mode": "w"}]',),
+        )
+    assert refused.value.sqlstate == "LAC01"
+
+
 # --- examples: every wildmatch feature --------------------------------------------
 
 COVERS = [

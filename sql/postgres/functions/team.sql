@@ -111,7 +111,7 @@ BEGIN
     -- Each wanted pattern's head and the heads above it, computed once.
     WITH w AS MATERIALIZED (
         SELECT r.pattern, r.mode, r.n, h.head, lac_head_prefixes(h.head) AS above,
-               h.head || U&'\+10FFFF' AS below
+               lac_head_end(h.head) AS below
           FROM ROWS FROM (jsonb_to_recordset(p_locks) AS (pattern text, mode text))
                WITH ORDINALITY AS r(pattern, mode, n)
          CROSS JOIN LATERAL (SELECT lac_head(r.pattern) AS head) AS h
@@ -124,7 +124,10 @@ BEGIN
             UNION ALL
             SELECT h.* FROM lac_locks h
              WHERE lac_head(h.pattern) COLLATE "C" > w.head
-               AND lac_head(h.pattern) COLLATE "C" < w.below) AS l
+               AND lac_head(h.pattern) COLLATE "C" < w.below
+            UNION ALL  -- no end (an empty head): every head below it
+            SELECT h.* FROM lac_locks h
+             WHERE w.below IS NULL AND lac_head(h.pattern) COLLATE "C" > w.head) AS l
      WHERE l.id IS DISTINCT FROM p_except
        AND NOT (l.agent = p_agent AND l.instance IS NOT DISTINCT FROM p_instance)
        AND (l.mode = 'w' OR w.mode = 'w')

@@ -158,8 +158,10 @@ def render(outcome: Outcome, *, as_json: bool) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return 128 + signal.SIGPIPE
-    for line in messages(outcome):
-        print(human_line(line), file=sys.stderr, flush=True)
+    lines = [human_line(line) for line in messages(outcome)]
+    if lines:  # one write: a refusal may run to thousands of lines
+        sys.stderr.write("\n".join(lines) + "\n")
+        sys.stderr.flush()
     exit_code = exit_code_of(outcome)
     return exit_code
 

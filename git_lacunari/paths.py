@@ -328,47 +328,6 @@ def _pairs(xs: frozenset[int], ys: frozenset[int]) -> Iterator[tuple[int, int]]:
             yield x, y
 
 
-class LiteralIndex(Generic[T]):
-    """Literal patterns (plain paths and ``dir/`` subtrees), indexed so those
-    overlapping a literal pattern are found in O(depth + log n + hits)
-    instead of one :func:`overlap` per pattern held: two literals overlap
-    exactly when one's path is the other's or one of its ancestors (what
-    :func:`covers` says of literals), so the answer is the pattern's
-    ancestors looked up by name and its descendants, a contiguous run of the
-    sorted paths."""
-
-    def __init__(self, ignorecase: bool = False) -> None:
-        self.ignorecase = ignorecase
-        self.by_path: dict[str, list[T]] = {}
-        self._sorted: list[str] | None = None
-
-    def _path(self, pattern: str) -> str:
-        base = pattern.rstrip("/")
-        return base.lower() if self.ignorecase else base
-
-    def add(self, pattern: str, item: T) -> None:
-        self.by_path.setdefault(self._path(pattern), []).append(item)
-        self._sorted = None
-
-    def overlapping(self, pattern: str) -> list[T]:
-        """Every item whose literal pattern overlaps the literal ``pattern``."""
-        import bisect
-
-        base = self._path(pattern)
-        hits: list[T] = []
-        parts = base.split("/")
-        for n in range(1, len(parts) + 1):  # itself and its ancestors
-            hits += self.by_path.get("/".join(parts[:n]), [])
-        if self._sorted is None:
-            self._sorted = sorted(self.by_path)
-        below = base + "/"
-        at = bisect.bisect_left(self._sorted, below)
-        while at < len(self._sorted) and self._sorted[at].startswith(below):
-            hits += self.by_path[self._sorted[at]]
-            at += 1
-        return hits
-
-
 def head(pattern: str) -> str:
     """The literal head of ``pattern``, casefolded: the characters before its
     first ``*?[\\`` (a plain path or ``dir/``: the whole path, its trailing

@@ -142,11 +142,18 @@ def main() -> None:
     parser.add_argument("--server-runs", type=int, default=5)
     parser.add_argument("--server-only", action="store_true")
     parser.add_argument("--no-server", action="store_true")
+    parser.add_argument("--refusal-only", action="store_true")
+    parser.add_argument("--refusal-commits", type=int, default=3000)
+    parser.add_argument("--refusal-locks", type=int, default=2000)
     args = parser.parse_args()
+    if args.refusal_only:
+        refusal_side(args)
+        return
     if not args.server_only:
         client_side(args)
     if not args.no_server:
         server_side(args)
+        refusal_side(args)
 
 
 def client_side(args: argparse.Namespace) -> None:
@@ -343,6 +350,112 @@ def server_side(args: argparse.Namespace) -> None:
             print(
                 f"{backend:<9} {'1 commit onto 100,000 commits of history':<40} {deep_ms:>8.1f} "
                 f"{deep_walk:>12.1f} {f'{ratio:.2f}x of 100':>14}",
+                flush=True,
+            )
+        finally:
+            if backend == "postgres":
+                import psycopg
+
+                schema = url.rsplit("search_path%3D", 1)[-1]
+                with psycopg.connect(args.dsn, autocommit=True) as conn:
+                    conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def refusal_board(
+    args: argparse.Namespace,
+    backend: str,
+    board_repo: Path,
+    rows: list[tuple[str, str, str, str, float]],
+) -> str:
+    """A board holding exactly ``rows``; its URL for the server's lac.url."""
+    if backend == "sqlite":
+        import sqlite3
+
+        subprocess.run(["git", "lac", "init"], cwd=board_repo, env=ENV, check=True)
+        db = board_repo / ".git" / "lacunari" / "board.db"
+        conn = sqlite3.connect(db)
+        conn.execute("DELETE FROM lac_locks")
+        conn.executemany(
+            "INSERT INTO lac_locks (pattern, key, mode, agent, acquired_at) VALUES (?, ?, ?, ?, ?)",
+            rows,
+        )
+        conn.commit()
+        conn.close()
+        return f"sqlite://{db}"
+    import psycopg
+
+    schema = "lac_gbench_" + uuid.uuid4().hex[:8]
+    with psycopg.connect(args.dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in args.dsn else "?"
+    url = f"{args.dsn}{sep}options={quote(f'-csearch_path={schema}')}"
+    subprocess.run(["git", "lac", "init", "--url", url], cwd=board_repo, env=ENV, check=True)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DELETE FROM lac_locks")
+        with (
+            conn.cursor() as cur,
+            cur.copy("COPY lac_locks (pattern, key, mode, agent, acquired_at) FROM STDIN") as copy,
+        ):
+            for row in rows:
+                copy.write_row(row)
+        conn.execute("ANALYZE lac_locks")
+    return url
+
+
+def refusal_side(args: argparse.Namespace) -> None:
+    """Issue 24's "refusals as cheap as acceptance": the pre-receive hook on a
+    push of --refusal-commits commits (one path each) while --refusal-locks of
+    those paths are write-locked by agent "holder" (and one glob per hundred
+    beside them), refused (the pusher is someone else) against accepted (the
+    pusher is the holder, `-o lac.agent=holder`), taking turns. The same push,
+    the same board, the same locks found: only the verdict differs."""
+    commits, held = args.refusal_commits, args.refusal_locks
+    bare, old, new = server_repo(history=1, new_commits=commits, paths_per_commit=1)
+    rows = [
+        (f"src/mod{k % 50}/file{k}.py", f"src/mod{k % 50}/", "w", "holder", 0.0)
+        for k in range(held)
+    ]
+    rows += [(f"src/mod{k}/x*.txt", f"src/mod{k}/", "w", "holder", 0.0) for k in range(0, 50, 2)]
+    hook = str(bare / "hooks" / "pre-receive")
+    line = f"{old} {new} refs/heads/main\n".encode()
+
+    def once(pusher: str) -> float:
+        env = {
+            **ENV,
+            "GIT_DIR": ".",
+            "GIT_PUSH_OPTION_COUNT": "1",
+            "GIT_PUSH_OPTION_0": f"lac.agent={pusher}",
+        }
+        start = time.perf_counter()
+        proc = subprocess.run([hook], cwd=bare, env=env, input=line, capture_output=True)
+        elapsed = (time.perf_counter() - start) * 1000
+        refused = proc.returncode != 0
+        if refused != (pusher != "holder"):
+            raise SystemExit(
+                f"pusher {pusher}: unexpected exit {proc.returncode}: {proc.stderr.decode()[-500:]}"
+            )
+        return elapsed
+
+    print(
+        f"\npre-receive, {commits:,} commits against {held:,} held paths (+25 globs); "
+        f"median of {args.server_runs}, taking turns"
+    )
+    for backend in args.backends.split(","):
+        board_repo = make_repo(1)
+        git(board_repo, "commit", "-qm", "board home")
+        url = refusal_board(args, backend, board_repo, rows)
+        try:
+            git(bare, "config", "lac.url", url)
+            once("holder"), once("someone")  # warm caches
+            accepted, refused = [], []
+            for _ in range(args.server_runs):
+                accepted.append(once("holder"))
+                refused.append(once("someone"))
+            a, r = statistics.median(accepted), statistics.median(refused)
+            verdict = "ok" if r <= 1.5 * a else "OVER 1.5x"
+            print(
+                f"{backend:<9} accepted {a:8.1f} ms  refused {r:8.1f} ms  "
+                f"({r / a:.2f}x; target <= 1.5x) {verdict}",
                 flush=True,
             )
         finally:

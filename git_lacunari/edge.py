@@ -166,8 +166,10 @@ def render(outcome: Outcome, *, as_json: bool) -> int:
             print(human_text(outcome.human), flush=True)
     except BrokenPipeError:
         return _reader_gone()
-    for line in messages(outcome):
-        print(human_line(line), file=sys.stderr, flush=True)
+    lines = [human_line(line) for line in messages(outcome)]
+    if lines:  # one write: a refusal may run to thousands of lines
+        sys.stderr.write("\n".join(lines) + "\n")
+        sys.stderr.flush()
     exit_code = exit_code_of(outcome)
     return exit_code
 

@@ -328,44 +328,92 @@ def _pairs(xs: frozenset[int], ys: frozenset[int]) -> Iterator[tuple[int, int]]:
             yield x, y
 
 
-class LiteralIndex(Generic[T]):
-    """Literal patterns (plain paths and ``dir/`` subtrees), indexed so those
-    overlapping a literal pattern are found in O(depth + log n + hits)
-    instead of one :func:`overlap` per pattern held: two literals overlap
-    exactly when one's path is the other's or one of its ancestors (what
-    :func:`covers` says of literals), so the answer is the pattern's
-    ancestors looked up by name and its descendants, a contiguous run of the
-    sorted paths."""
+def head(pattern: str) -> str:
+    """The literal head of ``pattern``, casefolded: the characters before its
+    first ``*?[\\`` (a plain path or ``dir/``: the whole path, its trailing
+    ``/`` dropped). Every path a pattern covers starts with its head, so two
+    patterns overlap only when one's head starts the other's, and a pattern
+    covers a path only when its head starts the path's (each casefolded;
+    casefolding is the superset that holds whether or not case is ignored).
+    :class:`PrefixIndex` finds those candidates; twin: PostgreSQL
+    ``lac_lock_head`` (functions/overlap.sql), pinned by tests/test_overlap_sql.py.
+    :func:`index_key` is its directory part."""
+    return literal_prefix(pattern.rstrip("/") if is_literal(pattern) else pattern).casefold()
 
-    def __init__(self, ignorecase: bool = False) -> None:
-        self.ignorecase = ignorecase
-        self.by_path: dict[str, list[T]] = {}
+
+class PrefixIndex(Generic[T]):
+    """Patterns indexed by :func:`head`, so that those which may overlap a
+    pattern (or cover a path) are found without comparing every pair: the
+    held heads that start the wanted head (its prefixes, found by walking a
+    sorted list down the common prefixes) and the held heads that start
+    with it (a contiguous run of the sorted list). Only those candidates go
+    to :func:`overlap` or :func:`covers`, which decide; a pattern whose head
+    is empty (``*.py``, ``**``) is every pattern's candidate."""
+
+    def __init__(self) -> None:
+        self.by_head: dict[str, list[T]] = {}
         self._sorted: list[str] | None = None
 
-    def _path(self, pattern: str) -> str:
-        base = pattern.rstrip("/")
-        return base.lower() if self.ignorecase else base
-
     def add(self, pattern: str, item: T) -> None:
-        self.by_path.setdefault(self._path(pattern), []).append(item)
+        self.by_head.setdefault(head(pattern), []).append(item)
         self._sorted = None
 
-    def overlapping(self, pattern: str) -> list[T]:
-        """Every item whose literal pattern overlaps the literal ``pattern``."""
+    def _heads(self) -> list[str]:
+        if self._sorted is None:
+            self._sorted = sorted(self.by_head)
+        return self._sorted
+
+    def _prefixes_of(self, wanted: str) -> Iterator[str]:
+        """Every held head that starts ``wanted`` (itself included)."""
         import bisect
 
-        base = self._path(pattern)
-        hits: list[T] = []
-        parts = base.split("/")
-        for n in range(1, len(parts) + 1):  # itself and its ancestors
-            hits += self.by_path.get("/".join(parts[:n]), [])
-        if self._sorted is None:
-            self._sorted = sorted(self.by_path)
-        below = base + "/"
-        at = bisect.bisect_left(self._sorted, below)
-        while at < len(self._sorted) and self._sorted[at].startswith(below):
-            hits += self.by_path[self._sorted[at]]
+        heads = self._heads()
+        rest = wanted
+        while heads:
+            at = bisect.bisect_right(heads, rest)
+            if at == 0:
+                return
+            found = heads[at - 1]
+            if rest.startswith(found):
+                yield found
+                if not found:
+                    return
+                rest = found[:-1]
+                continue
+            # The greatest head <= rest is not a prefix of it: none between
+            # it and rest is, so continue from their common prefix.
+            common = 0
+            for x, y in zip(found, rest, strict=False):
+                if x != y:
+                    break
+                common += 1
+            rest = rest[:common]
+
+    def _starting_with(self, wanted: str) -> Iterator[str]:
+        import bisect
+
+        heads = self._heads()
+        at = bisect.bisect_left(heads, wanted)
+        while at < len(heads) and heads[at].startswith(wanted):
+            yield heads[at]
             at += 1
+
+    def candidates(self, pattern: str) -> list[T]:
+        """The items whose pattern may overlap ``pattern``, each once."""
+        wanted = head(pattern)
+        hits: list[T] = []
+        for found in self._prefixes_of(wanted):
+            hits += self.by_head[found]
+        for found in self._starting_with(wanted):
+            if found != wanted:
+                hits += self.by_head[found]
+        return hits
+
+    def covering_candidates(self, path: str) -> list[T]:
+        """The items whose pattern may cover the concrete ``path``."""
+        hits: list[T] = []
+        for found in self._prefixes_of(path.casefold()):
+            hits += self.by_head[found]
         return hits
 
 

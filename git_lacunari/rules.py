@@ -197,6 +197,8 @@ def conflict(wanted: str, wanted_mode: str, held: str, held_mode: str, ignorecas
     """Do two locks of different holders conflict: at least one a write, and
     their patterns overlap (:func:`git_lacunari.paths.overlap`). The holder
     test (:func:`is_ours`) is the caller's. Twin: PostgreSQL
-    ``lac_require_free`` (sql/postgres/0005_team.sql), team mode's check;
-    the overlap half is pinned by tests/test_overlap_sql.py."""
+    ``lac_require_free_all`` (sql/postgres/functions/team.sql), team mode's
+    check; the overlap half is pinned by tests/test_overlap_sql.py, which also
+    pins the head index both sides use to find candidates
+    (:class:`~git_lacunari.paths.PrefixIndex`, ``lac_locks_head``)."""
     return modes_conflict(wanted_mode, held_mode) and paths.overlap(held, wanted, ignorecase)

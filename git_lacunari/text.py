@@ -74,6 +74,8 @@ def shown(text: str, *, keep: str = "") -> str:
     and lone surrogates escaped (``\\x1b``), except those in ``keep`` (a body
     keeps its newlines and tabs). Idempotent: what it returns has nothing
     left to escape."""
+    if text.isascii() and text.isprintable():  # no ASCII control: nothing to escape
+        return text
     out: list[str] = []
     for at, char in enumerate(text):
         safe = char in keep or unicodedata.category(char) not in ESCAPED_CATEGORIES

@@ -1,7 +1,10 @@
 """The overlap rule on the server (sql/postgres/functions/overlap.sql) says what
 git_lacunari/paths.py says: lac_covers = paths.covers, lac_overlap =
 paths.overlap, lac_index_key = paths.index_key, lac_ancestor_keys =
-paths.ancestor_keys, lac_lower / lac_casefold = str.lower / str.casefold.
+paths.ancestor_keys, lac_head = paths.head, lac_lower / lac_casefold =
+str.lower / str.casefold; and the indexed path (lac_require_free_all, which
+compares a pattern only with the locks lac_locks_head finds) refuses exactly
+when comparing every pair says so.
 
 A Hypothesis property compares them on generated patterns and paths, many
 pairs per round trip; examples pin every wildmatch feature; a pathological
@@ -115,9 +118,123 @@ def test_sql_agrees_with_python(db: Conn, batch: list[tuple[str, str, str]]) -> 
     import json
 
     assert row[0] == [paths.index_key(k) for k in keys]
+    heads = db.execute(
+        "SELECT array_agg(lac_head(k) ORDER BY o), array_agg(array_to_json("
+        "lac_head_prefixes(lac_head(k)))::text ORDER BY o)"
+        " FROM unnest(%s::text[]) WITH ORDINALITY AS u(k, o)",
+        (keys,),
+    ).fetchone()
+    assert heads is not None
+    assert heads[0] == [paths.head(k) for k in keys]
+    assert [json.loads(x) for x in heads[1]] == [
+        [paths.head(k)[:i] for i in range(len(paths.head(k)) + 1)] for k in keys
+    ]
     assert [json.loads(x) for x in row[1]] == [
         paths.ancestor_keys(paths.index_key(k)) for k in keys
     ]
+
+
+# --- the indexed path: lac_require_free_all against every pair ------------------
+
+
+def valid(pattern: str) -> bool:
+    try:
+        return paths.normalize(pattern) == pattern
+    except BadPath:
+        return False
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(
+    held=st.lists(st.tuples(pattern_st.filter(valid), st.booleans()), max_size=10),
+    wanted=st.lists(st.tuples(pattern_st.filter(valid), st.booleans()), min_size=1, max_size=6),
+    folds=st.booleans(),
+)
+def test_indexed_check_agrees_with_every_pair(
+    db: Conn, held: list[tuple[str, bool]], wanted: list[tuple[str, bool]], folds: bool
+) -> None:
+    """Team mode's check finds its candidates through the head index; the
+    first conflict it reports is the first that comparing every wanted
+    pattern (in order) with every held lock (by id) finds."""
+    with db.transaction():
+        db.execute("DELETE FROM lac_locks")
+        db.execute(
+            "INSERT INTO lac_settings (name, value) VALUES ('case', %s)"
+            " ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value",
+            ("fold" if folds else "exact",),
+        )
+        ids = [
+            row[0]
+            for pattern, write in held
+            for row in db.execute(
+                "INSERT INTO lac_locks (pattern, key, mode, agent, acquired_at, instance)"
+                " VALUES (%s, %s, %s, 'other', 0, 'there') RETURNING id",
+                (pattern, paths.index_key(pattern), "w" if write else "r"),
+            ).fetchall()
+        ]
+    first = next(
+        (
+            (w, h)
+            for w, w_write in wanted
+            for (h, h_write), _ in sorted(zip(held, ids, strict=True), key=lambda x: x[1])
+            if (w_write or h_write) and paths.overlap(h, w, folds)
+        ),
+        None,
+    )
+    import json
+
+    locks = json.dumps([{"pattern": w, "mode": "w" if write else "r"} for w, write in wanted])
+    try:
+        db.execute("SELECT lac_require_free_all('me', 'here', %s::jsonb, NULL)", (locks,))
+        got = None
+    except psycopg.Error as exc:
+        assert exc.sqlstate == "LAC01", exc
+        assert exc.diag.message_detail is not None
+        detail = json.loads(exc.diag.message_detail)
+        got = (detail["path"], detail["pattern"])
+    assert got == first
+
+
+def test_head_end_bounds_exactly_the_heads_below(db: Conn) -> None:
+    """lac_head_end(h): every text starting with h sorts before it (in
+    COLLATE "C"), and no other text above h does; U+10FFFF in a head (a
+    character patterns may hold) does not hide a lock from the range."""
+    top = "\U0010ffff"
+    cases = {
+        "a": "b",
+        "d/a": "d/b",
+        "d/a" + top: "d/b",
+        top + top: None,
+        "": None,
+        "x\ud7ff": "x\ue000",
+        "\u00e9": "\u00ea",
+    }
+    row = db.execute(
+        "SELECT array_agg(lac_head_end(h) ORDER BY o)"
+        " FROM unnest(%s::text[]) WITH ORDINALITY AS u(h, o)",
+        (list(cases),),
+    ).fetchone()
+    assert row is not None and row[0] == list(cases.values())
+    with db.transaction():
+        db.execute("DELETE FROM lac_locks")
+        db.execute(
+            "INSERT INTO lac_locks (pattern, key, mode, agent, acquired_at, instance)"
+            " VALUES (%s, 'd/', 'w', 'other', 0, 'there')",
+            ("d/a" + top + "b*",),
+        )
+    assert paths.overlap("d/a*", "d/a" + top + "b*")
+    with pytest.raises(psycopg.Error) as refused:
+        db.execute(
+            "SELECT lac_require_free_all('me', 'here', %s::jsonb, NULL)",
+            ('[{"pattern": "d/a*", "mode": "w"}]',),
+        )
+    assert refused.value.sqlstate == "LAC01"
 
 
 # --- examples: every wildmatch feature --------------------------------------------

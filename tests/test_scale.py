@@ -1,5 +1,5 @@
-"""The grant path scales: plain paths and directories are matched through an
-index, not compared pattern by pattern (counted, not timed)."""
+"""The grant path scales: patterns are matched through an index of literal
+heads, not compared pattern by pattern (counted, not timed)."""
 
 from __future__ import annotations
 
@@ -27,11 +27,15 @@ LITERAL = st.builds(
 @settings(max_examples=300, deadline=None)
 @given(held=st.lists(LITERAL, max_size=12), wanted=LITERAL, ignorecase=st.booleans())
 def test_literal_index_agrees_with_overlap(held: list[str], wanted: str, ignorecase: bool) -> None:
-    index: paths.LiteralIndex[int] = paths.LiteralIndex(ignorecase)
+    """Literals through the head index: their candidates are exactly the
+    overlapping ones, ancestors and descendants (a sibling sharing a prefix,
+    ``a-b`` beside ``a``, is a candidate that overlap turns down)."""
+    index: paths.PrefixIndex[int] = paths.PrefixIndex()
     for n, pattern in enumerate(held):
         index.add(pattern, n)
     expected = sorted(n for n, p in enumerate(held) if paths.overlap(p, wanted, ignorecase))
-    assert sorted(index.overlapping(wanted)) == expected
+    found = [n for n in index.candidates(wanted) if paths.overlap(held[n], wanted, ignorecase)]
+    assert sorted(found) == expected
 
 
 def test_claiming_many_files_beside_many_held_compares_no_patterns(

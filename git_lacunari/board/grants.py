@@ -25,11 +25,12 @@ class Grants(BoardCore):
 
         Candidates come from the key index in one query for all wanted keys
         (``candidate_locks_batch``: the keys' ancestors exactly, their
-        subtrees as index ranges). Plain paths and directories are matched
-        through a :class:`paths.LiteralIndex`, so N wanted against M held in
-        one directory costs about N lookups, not N x M comparisons; only globs
-        (wanted or held) are compared pattern by pattern, and only with the
-        candidates of their key.
+        subtrees as index ranges). Those are indexed by literal head
+        (:class:`paths.PrefixIndex`), and each wanted pattern is compared
+        (:func:`paths.overlap`) only with the held ones whose head nests
+        with its own: N wanted against M held in one directory, plain paths
+        or globs, costs about N lookups plus the pairs that may overlap, not
+        N x M comparisons.
 
         Before granting on the strength of this answer, a transaction must
         hold :meth:`_serialize_grants`, or two grants could race past it.
@@ -46,59 +47,25 @@ class Grants(BoardCore):
             exact=json.dumps(exact),
             ranges=json.dumps([{"lo": k, "hi": k + paths.KEY_RANGE_END} for k in outer]),
         )
-        by_lock_key: dict[str, list[Lock]] = {}
+        index: paths.PrefixIndex[Lock] = paths.PrefixIndex()
         seen: set[int] = set()
         for row in rows:
             lock = Lock.from_row(row)
             if lock.id in seen or self._is_ours(lock.agent, lock.instance):
                 continue
             seen.add(lock.id)
-            by_lock_key.setdefault(str(row["key"]), []).append(lock)
-        lock_keys = sorted(by_lock_key)
-        by_key: dict[str, tuple[paths.LiteralIndex[Lock], list[Lock], list[Lock]]] = {}
+            index.add(lock.pattern, lock)
         found: list[Conflict] = []
         for spec in wanted:
-            key = paths.index_key(spec.pattern)
-            if key not in by_key:
-                by_key[key] = self._candidates(key, by_lock_key, lock_keys)
-            index, held_globs, others = by_key[key]
-            if paths.is_literal(spec.pattern):
-                hits = index.overlapping(spec.pattern) + [
-                    lk
-                    for lk in held_globs
-                    if paths.overlap(lk.pattern, spec.pattern, self.ignorecase)
-                ]
-            else:
-                hits = [
-                    lk for lk in others if paths.overlap(lk.pattern, spec.pattern, self.ignorecase)
-                ]
+            hits = [
+                lk
+                for lk in index.candidates(spec.pattern)
+                if rules.modes_conflict(spec.mode, lk.mode)
+                and paths.overlap(lk.pattern, spec.pattern, self.ignorecase)
+            ]
             for lock in sorted(hits, key=lambda lk: lk.id):
-                if not rules.modes_conflict(spec.mode, lock.mode):
-                    continue
                 found.append(Conflict(spec.pattern, lock, wanted=spec.mode))
         return found
-
-    def _candidates(
-        self, key: str, by_lock_key: dict[str, list[Lock]], lock_keys: list[str]
-    ) -> tuple[paths.LiteralIndex[Lock], list[Lock], list[Lock]]:
-        """The fetched locks that may overlap a pattern of ``key`` (those of
-        its ancestor keys and of its subtree), literal ones indexed."""
-        import bisect
-
-        others = [lk for a in paths.ancestor_keys(key) for lk in by_lock_key.get(a, [])]
-        at = bisect.bisect_left(lock_keys, key)
-        while at < len(lock_keys) and lock_keys[at].startswith(key):
-            if lock_keys[at] != key:  # the key itself is one of its ancestor keys
-                others += by_lock_key[lock_keys[at]]
-            at += 1
-        index: paths.LiteralIndex[Lock] = paths.LiteralIndex(self.ignorecase)
-        held_globs: list[Lock] = []
-        for lock in others:
-            if paths.is_literal(lock.pattern):
-                index.add(lock.pattern, lock)
-            else:
-                held_globs.append(lock)
-        return index, held_globs, others
 
     def _serialize_grants(self) -> None:
         self.store.one("serialize_locks")

@@ -96,10 +96,15 @@ class Locks(Grants):
             return []
         keys = paths.covering_keys(changed)
         rows = self.store.all("covering_locks", keys=json.dumps(keys))
-        others = [(Lock.from_row(r), r["task_heartbeat_at"]) for r in rows]
+        # Each path is compared only with the locks whose literal head starts
+        # it (paths.PrefixIndex), not with every lock of its directories.
+        index: paths.PrefixIndex[tuple[Lock, float | None]] = paths.PrefixIndex()
+        for row in rows:
+            lock = Lock.from_row(row)
+            index.add(lock.pattern, (lock, row["task_heartbeat_at"]))
         found: list[Conflict] = []
         for path in changed:
-            for lock, beat in others:
+            for lock, beat in sorted(index.covering_candidates(path), key=lambda c: c[0].id):
                 if paths.covers(lock.pattern, path, self.ignorecase):
                     found.append(Conflict(path, lock, heartbeat_at=beat))
         return found

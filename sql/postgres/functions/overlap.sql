@@ -573,3 +573,68 @@ CREATE OR REPLACE FUNCTION lac_ancestor_keys(key text) RETURNS text[]
     SELECT ARRAY[''] || ARRAY(SELECT left(key, i) FROM generate_series(1, length(key)) AS i
                                WHERE substr(key, i, 1) = '/' ORDER BY i)
 $$;
+
+-- The literal head (paths.head): the characters before the first `*?[\`
+-- (a plain path or dir/: the whole path, its trailing `/` dropped),
+-- casefolded. Every path a pattern covers starts with its head, so two
+-- patterns overlap only when one's head starts the other's: the expression
+-- index lac_locks_head (0013) finds a pattern's candidates as
+--   lac_head(pattern) = ANY (lac_head_prefixes(h))       (the heads above h)
+--   OR h < lac_head(pattern) < lac_head_end(h)            (the heads below it)
+-- and only those are compared with lac_overlap (lac_require_free_all).
+-- Changing this body changes what lac_locks_head holds: a migration must
+-- REINDEX it.
+CREATE OR REPLACE FUNCTION lac_head(pattern text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path FROM CURRENT
+    AS $$
+DECLARE
+    lit text := pattern;
+    ch text;
+    i integer;
+BEGIN
+    IF strpos(pattern, '*') = 0 AND strpos(pattern, '?') = 0
+       AND strpos(pattern, '[') = 0 AND strpos(pattern, E'\\') = 0 THEN
+        lit := rtrim(pattern, '/');
+    ELSE
+        FOREACH ch IN ARRAY ARRAY['*', '?', '[', E'\\'] LOOP
+            i := strpos(lit, ch);
+            IF i > 0 THEN
+                lit := left(lit, i - 1);
+            END IF;
+        END LOOP;
+    END IF;
+    RETURN lac_casefold(lit);
+END
+$$;
+
+-- 'ab' -> {'', 'a', 'ab'}: the heads a head's candidates may have above it.
+CREATE OR REPLACE FUNCTION lac_head_prefixes(head text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$
+    SELECT ARRAY(SELECT left(head, i) FROM generate_series(0, length(head)) AS i ORDER BY i)
+$$;
+
+-- The least text above every text that starts with `prefix` (code point
+-- order, which is COLLATE "C" order in UTF-8): its last character below
+-- U+10FFFF incremented, what follows dropped. NULL when there is none (''
+-- or only U+10FFFF): every text above `prefix` then starts with it. Exact
+-- where `prefix || U+10FFFF` is not: 'a' || U+10FFFF || 'b' starts with 'a'
+-- and sorts after it.
+CREATE OR REPLACE FUNCTION lac_head_end(prefix text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$
+DECLARE
+    n integer := length(prefix);
+    c integer;
+BEGIN
+    WHILE n > 0 LOOP
+        c := ascii(substr(prefix, n, 1));
+        IF c < 1114111 THEN  -- U+10FFFF; U+D7FF's successor skips the surrogates
+            RETURN left(prefix, n - 1) || chr(CASE WHEN c = 55295 THEN 57344 ELSE c + 1 END);
+        END IF;
+        n := n - 1;
+    END LOOP;
+    RETURN NULL;
+END
+$$;

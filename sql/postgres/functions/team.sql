@@ -91,57 +91,69 @@ CREATE OR REPLACE FUNCTION lac_folds() RETURNS boolean
     LANGUAGE sql STABLE
     AS $$ SELECT coalesce((SELECT s.value = 'fold' FROM lac_settings s WHERE s.name = 'case'), false) $$;
 
-CREATE OR REPLACE FUNCTION lac_require_free(p_agent text, p_instance text, p_pattern text, p_mode text,
-                                 p_except bigint) RETURNS void
+-- Team mode's conflict check, the database's own (rules.conflict): refuses
+-- (LAC01) when any of p_locks ([{"pattern", "mode"}]) meets another holder's
+-- lock, at least one of the two a write, their patterns overlapping. Each
+-- wanted pattern is compared (lac_overlap) only with the locks whose literal
+-- head nests with its own, found through lac_locks_head (0013): a grant of N
+-- paths or globs beside M held costs N index lookups and the pairs that may
+-- overlap, not N x M comparisons. p_except: a lock to leave out (an upgrade's
+-- own). The first conflict in p_locks' order is the one reported.
+CREATE OR REPLACE FUNCTION lac_require_free_all(p_agent text, p_instance text, p_locks jsonb,
+                                                p_except bigint) RETURNS void
     LANGUAGE plpgsql
     AS $$
 DECLARE
     held record;
-    w text := rtrim(p_pattern, '/');
-    k text := lac_index_key(p_pattern);
-    names text[];
     folds boolean := lac_folds();
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('lac_locks:' || current_schema()));
-    -- Folding, a literal path is looked up by its casefolded key like a glob.
-    IF p_pattern !~ '[*?[\\]' AND NOT folds THEN
-        -- 'a/b/c.py' meets plain a, a/, a/b, a/b/, a/b/c.py, a/b/c.py/ and all below it
-        names := ARRAY(SELECT n FROM generate_series(1, length(w) + 1) AS i,
-                                     LATERAL unnest(ARRAY[left(w, i - 1), left(w, i - 1) || '/']) AS n
-                        WHERE i = length(w) + 1 OR substr(w, i, 1) = '/');
-        SELECT l.pattern, l.agent, l.task_id, l.mode INTO held FROM lac_locks l
-         WHERE (l.pattern COLLATE "C" = ANY (names)
-                OR (l.pattern COLLATE "C" >= w || '/'
-                    AND l.pattern COLLATE "C" < w || '/' || U&'\+10FFFF'))
-           AND l.id IS DISTINCT FROM p_except
-           AND NOT (l.agent = p_agent AND l.instance IS NOT DISTINCT FROM p_instance)
-           AND (l.mode = 'w' OR p_mode = 'w');  -- no LIMIT: it would tempt a seq scan
-        IF NOT FOUND THEN
-            SELECT l.pattern, l.agent, l.task_id, l.mode INTO held FROM lac_locks l
-             WHERE l.pattern ~ '[*?[\\]'
-               AND (l.key = ANY (lac_ancestor_keys(k)) OR (l.key >= k AND l.key < k || U&'\+10FFFF'))
-               AND l.id IS DISTINCT FROM p_except
-               AND NOT (l.agent = p_agent AND l.instance IS NOT DISTINCT FROM p_instance)
-               AND (l.mode = 'w' OR p_mode = 'w')
-               AND lac_overlap(l.pattern, p_pattern, false)
-             LIMIT 1;
-        END IF;
-    ELSE
-        SELECT l.pattern, l.agent, l.task_id, l.mode INTO held FROM lac_locks l
-         WHERE (l.key = ANY (lac_ancestor_keys(k)) OR (l.key >= k AND l.key < k || U&'\+10FFFF'))
-           AND l.id IS DISTINCT FROM p_except
-           AND NOT (l.agent = p_agent AND l.instance IS NOT DISTINCT FROM p_instance)
-           AND (l.mode = 'w' OR p_mode = 'w')
-           AND lac_overlap(l.pattern, p_pattern, folds)
-         LIMIT 1;
-    END IF;
+    -- Each wanted pattern's head and the heads above it, computed once.
+    WITH w AS MATERIALIZED (
+        SELECT r.pattern, r.mode, r.n, h.head, lac_head_prefixes(h.head) AS above,
+               lac_head_end(h.head) AS below
+          FROM ROWS FROM (jsonb_to_recordset(p_locks) AS (pattern text, mode text))
+               WITH ORDINALITY AS r(pattern, mode, n)
+         CROSS JOIN LATERAL (SELECT lac_head(r.pattern) AS head) AS h
+    )
+    SELECT w.pattern AS wanted, w.mode AS wanted_mode, l.pattern, l.agent, l.task_id, l.mode
+      INTO held
+      FROM w CROSS JOIN LATERAL (
+            SELECT h.* FROM lac_locks h
+             WHERE lac_head(h.pattern) COLLATE "C" = ANY (w.above)
+            UNION ALL
+            SELECT h.* FROM lac_locks h
+             WHERE lac_head(h.pattern) COLLATE "C" > w.head
+               AND lac_head(h.pattern) COLLATE "C" < w.below
+            UNION ALL  -- no end (an empty head): every head below it
+            SELECT h.* FROM lac_locks h
+             WHERE w.below IS NULL AND lac_head(h.pattern) COLLATE "C" > w.head) AS l
+     WHERE l.id IS DISTINCT FROM p_except
+       AND NOT (l.agent = p_agent AND l.instance IS NOT DISTINCT FROM p_instance)
+       AND (l.mode = 'w' OR w.mode = 'w')
+       AND lac_overlap(l.pattern, w.pattern, folds)
+     ORDER BY w.n, l.id
+     LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION USING ERRCODE = 'LAC01',
-            MESSAGE = format('%s holds %s, which overlaps %s', held.agent, held.pattern, p_pattern),
-            DETAIL = jsonb_build_object('path', p_pattern, 'wanted', p_mode, 'holder', held.agent,
-                                        'task', held.task_id, 'pattern', held.pattern,
-                                        'mode', held.mode)::text;
+            MESSAGE = format('%s holds %s, which overlaps %s', held.agent, held.pattern, held.wanted),
+            DETAIL = jsonb_build_object('path', held.wanted, 'wanted', held.wanted_mode,
+                                        'holder', held.agent, 'task', held.task_id,
+                                        'pattern', held.pattern, 'mode', held.mode)::text;
     END IF;
+END
+$$;
+
+-- One lock's check: lac_require_free_all of one.
+CREATE OR REPLACE FUNCTION lac_require_free(p_agent text, p_instance text, p_pattern text, p_mode text,
+                                 p_except bigint) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    PERFORM lac_require_free_all(p_agent, p_instance,
+                                 jsonb_build_array(jsonb_build_object('pattern', p_pattern,
+                                                                      'mode', p_mode)),
+                                 p_except);
 END
 $$;
 
@@ -452,7 +464,6 @@ CREATE OR REPLACE FUNCTION lac_api_insert_locks(p_locks jsonb, p_agent text, p_t
     AS $$
 DECLARE
     a text := lac_actor(p_agent);
-    x record;
 BEGIN
     PERFORM lac_require_current();
     IF jsonb_typeof(p_locks) IS DISTINCT FROM 'array' THEN
@@ -464,9 +475,7 @@ BEGIN
                    AND t.owner = a) THEN
             PERFORM lac_refuse(format('team mode: task #%s is not claimed by %s', p_task, a));
         END IF;
-        FOR x IN SELECT * FROM jsonb_to_recordset(p_locks) AS r(pattern text, mode text) LOOP
-            PERFORM lac_require_free(a, p_instance, x.pattern, x.mode, NULL);
-        END LOOP;
+        PERFORM lac_require_free_all(a, p_instance, p_locks, NULL);
     END IF;
     RETURN QUERY WITH made AS (
         INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob,

@@ -89,7 +89,7 @@ def _edit_call(argv: list[str]) -> tuple[str | None] | None:
     return None
 
 
-def _after(hook: str) -> int:
+def _after(hook: str, message: str = "") -> int:
     """The hooks that run after the fact (landing, issue 25): never refuse."""
     from .edge import run
     from .guard import after
@@ -103,7 +103,10 @@ def _after(hook: str) -> int:
     from .session import Session
 
     with Session(None) as session:
-        run(lambda: after.post_commit(session), as_json=False)
+        if hook == "commit-msg":
+            run(lambda: after.commit_msg(session, message), as_json=False)
+        else:
+            run(lambda: after.post_commit(session), as_json=False)
     return 0
 
 
@@ -120,6 +123,8 @@ def main() -> None:
         sys.exit(guard_edit(edit[0]))
     if argv in (["guard", "post-commit"], ["guard", "post-receive"]):
         sys.exit(_after(argv[1]))
+    if len(argv) == 3 and argv[:2] == ["guard", "commit-msg"] and not argv[2].startswith("-"):
+        sys.exit(_after("commit-msg", argv[2]))
     hook = _hook_call(argv)
     fast = _reconcile_call(argv) if hook is None else None
     if fast is not None:

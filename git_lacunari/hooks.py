@@ -20,7 +20,7 @@ from .errors import CannotWorkHere, HookConflict
 from .repo import Repo, git
 from .shipped import shipped
 
-HOOK_NAMES = ("pre-commit", "pre-push", "pre-merge-commit", "post-commit")
+HOOK_NAMES = ("pre-commit", "pre-push", "pre-merge-commit", "post-commit", "commit-msg")
 SERVER_HOOK_NAMES = ("pre-receive", "post-receive")
 MARKER = "# git-lacunari guard hook"
 TEMPLATES = shipped("hooks")
@@ -59,6 +59,7 @@ TRAITS = {
     "pre-receive": ("server", "stdin"),  # runs on the server; fails closed
     # After the fact (issue 25, landing): they never refuse.
     "post-commit": ("after", "args"),  # tells the board where the claims' branches stand
+    "commit-msg": ("after", "message"),  # names the claims' tasks in Lac-Task trailers
     "post-receive": ("after", "stdin"),  # the server settles what a push landed
 }
 WHAT = {"pre-commit": "commit", "pre-merge-commit": "merge", "pre-push": "push"}

@@ -2,6 +2,10 @@
 
 - ``post-commit`` (a clone): tells the board where this worker's claims
   stand, each claim's branch tip (the forecast and landing read them).
+- ``commit-msg`` (a clone): names the task of each of this worker's claims
+  on the branch in a ``Lac-Task`` trailer of the message, so the work is
+  known when it lands rebased or squashed (landing.py's third rule);
+  ``git config lac.trailer false`` turns it off.
 - ``post-receive`` (a server): the push has landed; every landing claim
   whose work the destination now holds is done and its locks released.
 
@@ -50,6 +54,45 @@ def post_commit(session: Session) -> Result:
     except LacError:
         return Result({"hook": "post-commit", "tracked": False})
     return Result({"hook": "post-commit", "tracked": True})
+
+
+def commit_msg(session: Session, message_file: str) -> Result:
+    """Add ``Lac-Task: N`` to the message for each of our claims here whose
+    branch is the one checked out (or that records none yet). Silent; a
+    board in trouble leaves the message as it is."""
+    from ..landing import TRAILER, current_branch
+
+    body: dict[str, object] = {"hook": "commit-msg", "named": []}
+    repo = session.repo
+    if guard_disabled() or (repo.get("lac.trailer") or "").strip().lower() in OFF:
+        return Result(body)
+    try:
+        require_existing_board(repo, repo.get("lac.url"))
+    except NoBoard:
+        return Result(body)
+    try:
+        branch = current_branch(repo.toplevel)
+        tracks = session.board(timeout=hook_timeout(repo)).claim_tracks()
+        named = sorted({task for task, on, _ in tracks if on is None or on == branch})
+        if named:
+            trailers = [a for t in named for a in ("--trailer", f"{TRAILER}: {t}")]
+            git(
+                "interpret-trailers",
+                "--in-place",
+                "--if-exists",
+                "addIfDifferent",
+                *trailers,
+                "--",
+                message_file,
+                cwd=repo.toplevel,
+            )
+    except LacError:
+        return Result(body)
+    body["named"] = named
+    return Result(body)
+
+
+OFF = ("off", "0", "false", "no")
 
 
 def post_receive(stdin_text: str, env: dict[str, str] | None = None) -> Result:

@@ -245,6 +245,20 @@ def test_commits_on_a_claims_branch_name_its_task(landing: str, lac: Lac, repo: 
     assert "Lac-Task" not in message(repo, work(repo, "feat", "z.txt", "z\n"))
 
 
+def test_a_foreign_commit_msg_hook_runs_first_and_may_refuse(
+    landing: str, lac: Lac, repo: Path
+) -> None:
+    legacy = repo / ".git" / "hooks" / "commit-msg.legacy"
+    legacy.write_text('#!/bin/sh\nprintf "\\nReviewed-by: ci\\n" >> "$1"\n')
+    legacy.chmod(0o755)
+    tip = work(repo, "feat", "core/auth.py", "again\n")
+    assert message(repo, tip).strip().splitlines()[-2:] == ["Reviewed-by: ci", "Lac-Task: 1"]
+    legacy.write_text("#!/bin/sh\nexit 3\n")
+    (repo / "core" / "auth.py").write_text("refused\n")
+    refused = run_git(repo, "commit", "-qam", "no", agent="dana")
+    assert refused.code != 0 and git(repo, "rev-parse", "HEAD").strip() == tip
+
+
 def test_the_commit_msg_hook_never_refuses(lac: Lac, repo: Path) -> None:
     for args in (["/nonexistent/COMMIT_EDITMSG"], [str(repo)]):
         got = lac_process(repo, "guard", "commit-msg", *args)

@@ -18,7 +18,9 @@ ways, tried in this order (each is git's own view, read with the git CLI):
    cherry-pick, ``git am`` and a squash merge all keep the messages: so the
    work is known where its original tip never was (a server that receives
    only the rebased or squashed commits; a keeper's clone). Reported as
-   *rebased* when two commits or more name the task, else *squashed*.
+   *rebased* when two commits or more name the task, else *squashed*. Where
+   the line is here, every file it changed must have changed in the
+   destination too (one of its commits cherry-picked is not the line).
 
 The first two need the original tip (the one the board recorded) here. When
 it is not, only the third is asked, of the commits a push just brought (the
@@ -29,9 +31,9 @@ commit anew).
 Anything else (a squash whose message names no task, a partial cherry-pick
 of commits made without the hook, a rewrite) has not landed: the locks stay
 until the claim is released explicitly, or its holder is silent for the
-board's landing period. A line that names its task lands with its first
-commit that reaches the destination named: a fleet that lands lines in parts
-should land them merged.
+board's landing period. Where the line is not here, it lands with its
+first commit that reaches the destination named: a fleet that lands lines in
+parts should land them merged.
 """
 
 from __future__ import annotations
@@ -122,7 +124,21 @@ def landed(cwd: Path, target: str, tip: str, task_id: int) -> LandedBy | None:
         return LandedBy.MERGED
     if _every_patch_upstream(cwd, tip_id, target_id):
         return LandedBy.REBASED
-    return _named(naming(cwd, task_id, target_id, "--not", tip_id))
+    count = naming(cwd, task_id, target_id, "--not", tip_id)
+    return _named(count) if count and _covered(cwd, tip_id, target_id) else None
+
+
+def _covered(cwd: Path, tip: str, target: str) -> bool:
+    """Every file the line changed since it forked, the destination changed
+    too: a line named in part (one of its commits cherry-picked) is not in."""
+    try:
+        line, dest = (
+            set(git("diff", "--name-only", "--no-renames", "-z", span, cwd=cwd).split(b"\0"))
+            for span in (f"{target}...{tip}", f"{tip}...{target}")
+        )
+    except CannotWorkHere:  # no history in common
+        return False
+    return line <= dest
 
 
 # --- where the work should land, and where each claim stands ------------------

@@ -260,9 +260,11 @@ def test_a_foreign_commit_msg_hook_runs_first_and_may_refuse(
 
 
 def test_the_commit_msg_hook_never_refuses(lac: Lac, repo: Path) -> None:
-    for args in (["/nonexistent/COMMIT_EDITMSG"], [str(repo)]):
+    # The hook's own call (entry's fast path) and every other spelling (click).
+    for args in (["/nonexistent/COMMIT_EDITMSG"], [str(repo)], ["--json", str(repo / "none")]):
         got = lac_process(repo, "guard", "commit-msg", *args)
         assert got.code == 0 and "Traceback" not in got.err, got.err
+    assert lac_process(repo, "guard", "commit-msg").code == 2  # git always gives the file
 
 
 def never_saw(server: Path, tip: str) -> bool:

@@ -91,7 +91,7 @@ def guard_post_commit_cmd(session: Session, as_json: bool) -> Result:
 @guard.command("commit-msg", context_settings=CONTEXT)
 @click.argument("message_file", metavar="MESSAGE_FILE")
 @common
-def guard_commit_msg_cmd(session: Session, message_file: str, as_json: bool) -> Result:
+def guard_commit_msg_cmd(session: Session, as_json: bool, message_file: str) -> Result:
     """Name your claims' tasks in the commit message (the commit-msg hook).
 
     Adds a `Lac-Task: ID` trailer for each of your claims on the branch

@@ -259,6 +259,25 @@ def test_a_foreign_commit_msg_hook_runs_first_and_may_refuse(
     assert refused.code != 0 and git(repo, "rev-parse", "HEAD").strip() == tip
 
 
+def test_an_empty_message_is_still_aborted(landing: str, lac: Lac, repo: Path) -> None:
+    # The editor leaves git's comments only (a verbose commit: and the diff):
+    # git aborts, and the trailer does not make the message something.
+    (repo / "core" / "auth.py").write_text("more\n")
+    git(repo, "add", "core/auth.py")
+    for verbose in ([], ["-v"]):
+        aborted = run_git(repo, "commit", *verbose, env={"GIT_EDITOR": "true"}, agent="dana")
+        assert aborted.code != 0 and "empty commit message" in aborted.err, aborted.err
+        assert git(repo, "rev-parse", "HEAD").strip() == landing
+    editor = repo.parent / "editor.sh"
+    editor.write_text(
+        '#!/bin/sh\nprintf "Said something\\n" | cat - "$1" > "$1.x" && mv "$1.x" "$1"\n'
+    )
+    editor.chmod(0o755)
+    made = run_git(repo, "commit", "-v", "-q", env={"GIT_EDITOR": str(editor)}, agent="dana")
+    assert made.code == 0, made.err
+    assert message(repo, "HEAD").strip().splitlines() == ["Said something", "", "Lac-Task: 1"]
+
+
 def test_the_commit_msg_hook_never_refuses(lac: Lac, repo: Path) -> None:
     # The hook's own call (entry's fast path) and every other spelling (click).
     for args in (["/nonexistent/COMMIT_EDITMSG"], [str(repo)], ["--json", str(repo / "none")]):

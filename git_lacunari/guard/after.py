@@ -16,6 +16,8 @@ the push is made already.
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..edge import Result
@@ -71,6 +73,8 @@ def commit_msg(session: Session, message_file: str) -> Result:
     except NoBoard:
         return Result(body)
     try:
+        if not _has_words(repo, Path(message_file)):
+            return Result(body)  # git aborts an empty message: a trailer must not save it
         branch = current_branch(repo.toplevel)
         tracks = session.board(timeout=hook_timeout(repo)).claim_tracks()
         named = sorted({task for task, on, _ in tracks if on is None or on == branch})
@@ -93,6 +97,24 @@ def commit_msg(session: Session, message_file: str) -> Result:
 
 
 OFF = ("off", "0", "false", "no")
+# `git commit -v`: below this line (after the comment character) is the diff.
+SCISSORS = re.compile(r"^\S ?-{24} >8 -{24}$")
+
+
+def _has_words(repo: Repo, message_file: Path) -> bool:
+    """Whether the message says anything once git's comments (and a
+    verbose commit's diff) are gone, as git will judge it."""
+    try:
+        lines = message_file.read_bytes().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return False
+    kept = []
+    for line in lines:
+        if SCISSORS.match(line):
+            break
+        kept.append(line)
+    text = "\n".join(kept).encode()
+    return bool(git("stripspace", "--strip-comments", cwd=repo.toplevel, input=text).strip())
 
 
 def post_receive(stdin_text: str, env: dict[str, str] | None = None) -> Result:

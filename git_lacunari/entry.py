@@ -157,7 +157,7 @@ def _claim_next(call: _ClaimNext) -> int:
         return run(claimed, as_json=call.as_json)
 
 
-def _after(hook: str) -> int:
+def _after(hook: str, message: str = "") -> int:
     """The hooks that run after the fact (landing, issue 25): never refuse."""
     from .edge import run
     from .guard import after
@@ -171,7 +171,10 @@ def _after(hook: str) -> int:
     from .session import Session
 
     with Session(None) as session:
-        run(lambda: after.post_commit(session), as_json=False)
+        if hook == "commit-msg":
+            run(lambda: after.commit_msg(session, message), as_json=False)
+        else:
+            run(lambda: after.post_commit(session), as_json=False)
     return 0
 
 
@@ -191,6 +194,8 @@ def main() -> None:
     claim_next = _claim_next_call(argv)
     if claim_next is not None:
         sys.exit(_claim_next(claim_next))
+    if len(argv) == 3 and argv[:2] == ["guard", "commit-msg"] and not argv[2].startswith("-"):
+        sys.exit(_after("commit-msg", argv[2]))
     hook = _hook_call(argv)
     fast = _reconcile_call(argv) if hook is None else None
     if fast is not None:

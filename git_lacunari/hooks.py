@@ -20,7 +20,7 @@ from .errors import CannotWorkHere, HookConflict, InvalidInput
 from .repo import Repo, git
 from .shipped import shipped
 
-HOOK_NAMES = ("pre-commit", "pre-push", "pre-merge-commit", "post-commit")
+HOOK_NAMES = ("pre-commit", "pre-push", "pre-merge-commit", "post-commit", "commit-msg")
 SERVER_HOOK_NAMES = ("pre-receive", "post-receive")
 GUARD_HOOKS = ("pre-commit", "pre-push", "pre-merge-commit", "pre-receive")  # they refuse
 MARKER = "# git-lacunari guard hook"
@@ -60,6 +60,7 @@ TRAITS = {
     "pre-receive": ("server", "stdin"),  # runs on the server; fails closed
     # After the fact (issue 25, landing): they never refuse.
     "post-commit": ("after", "args"),  # tells the board where the claims' branches stand
+    "commit-msg": ("after", "message"),  # names the claims' tasks in Lac-Task trailers
     "post-receive": ("after", "stdin"),  # the server settles what a push landed
 }
 WHAT = {"pre-commit": "commit", "pre-merge-commit": "merge", "pre-push": "push"}

@@ -10,18 +10,35 @@ ways, tried in this order (each is git's own view, read with the git CLI):
 2. **rebased**: every commit of the claim's line has a commit with the same
    patch in the destination (``git cherry``, by patch id): a rebase or a
    cherry-pick of each commit;
-3. **squashed**: a commit that the destination gained since the line forked
-   names the task in a ``Lac-Task: N`` trailer (``git commit --trailer
-   Lac-Task=N``; a squash merge keeps the squashed commits' messages, and
-   with them their trailers).
+3. **named**: a commit the destination gained since the line forked names
+   the task on a line of its message, ``Lac-Task: N`` (a trailer, or the
+   indented copy ``git merge --squash`` writes of the squashed commits'
+   messages). The ``commit-msg`` hook (``git lac hooks install``) adds the
+   trailer to every commit made on a claim's branch, and a rebase, a
+   cherry-pick, ``git am`` and a squash merge all keep the messages: so the
+   work is known where its original tip never was (a server that receives
+   only the rebased or squashed commits; a keeper's clone). Reported as
+   *rebased* when two commits or more name the task, else *squashed*. Where
+   the line is here, every file it changed must have changed in the
+   destination too (one of its commits cherry-picked is not the line).
 
-Anything else (a squash with no trailer, a partial cherry-pick, a rewrite) has
-not landed: the locks stay until the claim is released explicitly, or its
-holder is silent for the board's landing period.
+The first two need the original tip (the one the board recorded) here. When
+it is not, only the third is asked, of the commits a push just brought (the
+server's post-receive), else of the destination's commits made since the
+claim was (``git log --since``, by committer date: a rebase and a squash
+commit anew).
+
+Anything else (a squash whose message names no task, a partial cherry-pick
+of commits made without the hook, a rewrite) has not landed: the locks stay
+until the claim is released explicitly, or its holder is silent for the
+board's landing period. Where the line is not here, it lands with its
+first commit that reaches the destination named: a fleet that lands lines in
+parts should land them merged.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -36,6 +53,8 @@ if TYPE_CHECKING:
     from .board import Board
 
 TRAILER = "Lac-Task"
+# A line of a commit message that names a task: the trailer, also indented.
+NAMES = re.compile(rf"^[ \t]*{TRAILER}[ \t]*:[ \t]*#?([0-9]+)[ \t]*$", re.IGNORECASE | re.MULTILINE)
 
 
 class LandedBy(StrEnum):
@@ -71,19 +90,28 @@ def _every_patch_upstream(cwd: Path, tip: str, target: str) -> bool:
     return bool(marks) and all(mark == "-" for mark in marks)
 
 
-def _named_by_trailer(cwd: Path, tip: str, target: str, task_id: int) -> bool:
-    """A commit the destination gained since the line forked that carries
-    ``Lac-Task: task_id``."""
+def naming(cwd: Path, task_id: int, *log_args: str, commits: Sequence[str] = ()) -> int:
+    """How many commits name ``task_id`` (:data:`NAMES`): those ``git log
+    log_args`` lists, or ``commits`` (at most 10,000 read either way)."""
+    if commits:
+        log_args = ("--no-walk=unsorted", "--stdin")
     out = git(
         "log",
-        f"--format=%(trailers:key={TRAILER},valueonly,separator=%x00)%x00",
-        target,
-        "--not",
-        tip,
+        "--max-count=10000",
+        "--format=%B%x00",
+        *log_args,
         cwd=cwd,
+        input="".join(f"{c}\n" for c in commits).encode() if commits else None,
     )
-    wanted = {str(task_id), f"#{task_id}"}
-    return any(value.strip() in wanted for value in out.decode("utf-8", "replace").split("\0"))
+    messages = out.decode("utf-8", "replace").split("\0")
+    wanted = str(task_id)
+    return sum(1 for m in messages if any(n.lstrip("0") == wanted for n in NAMES.findall(m)))
+
+
+def _named(count: int) -> LandedBy | None:
+    if count == 0:
+        return None
+    return LandedBy.REBASED if count > 1 else LandedBy.SQUASHED
 
 
 def landed(cwd: Path, target: str, tip: str, task_id: int) -> LandedBy | None:
@@ -96,9 +124,21 @@ def landed(cwd: Path, target: str, tip: str, task_id: int) -> LandedBy | None:
         return LandedBy.MERGED
     if _every_patch_upstream(cwd, tip_id, target_id):
         return LandedBy.REBASED
-    if _named_by_trailer(cwd, tip_id, target_id, task_id):
-        return LandedBy.SQUASHED
-    return None
+    count = naming(cwd, task_id, target_id, "--not", tip_id)
+    return _named(count) if count and _covered(cwd, tip_id, target_id) else None
+
+
+def _covered(cwd: Path, tip: str, target: str) -> bool:
+    """Every file the line changed since it forked, the destination changed
+    too: a line named in part (one of its commits cherry-picked) is not in."""
+    try:
+        line, dest = (
+            set(git("diff", "--name-only", "--no-renames", "-z", span, cwd=cwd).split(b"\0"))
+            for span in (f"{target}...{tip}", f"{tip}...{target}")
+        )
+    except CannotWorkHere:  # no history in common
+        return False
+    return line <= dest
 
 
 # --- where the work should land, and where each claim stands ------------------
@@ -235,32 +275,27 @@ class Settled:
 
 def settle(board: Board, cwd: Path, dest: str, *, received: Sequence[str] = ()) -> list[Settled]:
     """Every landing claim whose work is in ``dest`` here: done, locks freed.
-    ``received``: commits a push just brought (a server's post-receive): a
-    claim whose tip this repository lacks has landed squashed when one of
-    them names its task in a ``Lac-Task`` trailer."""
+    A claim whose tip this repository lacks has landed when commits name its
+    task: of ``received`` (the commits a push just brought: a server's
+    post-receive), else of those ``dest`` gained since the claim was made."""
     settled: list[Settled] = []
     for task in board.landing_claims():
         if task.tip is None:
             continue
         how = landed(cwd, dest, task.tip, task.id)
-        if how is None and received and commit_id(cwd, task.tip) is None:
-            how = LandedBy.SQUASHED if _trailer_in(cwd, received, task.id) else None
+        if how is None and commit_id(cwd, task.tip) is None:
+            how = _named(_naming_unseen(cwd, dest, task, received))
         if how is not None and board.settle_landed(task, how) is not None:
             settled.append(Settled(task, how))
     return settled
 
 
-def _trailer_in(cwd: Path, commits: Sequence[str], task_id: int) -> bool:
-    out = git(
-        "log",
-        "--no-walk=unsorted",
-        f"--format=%(trailers:key={TRAILER},valueonly,separator=%x00)%x00",
-        "--stdin",
-        cwd=cwd,
-        input="".join(f"{c}\n" for c in commits).encode(),
-    )
-    wanted = {str(task_id), f"#{task_id}"}
-    return any(value.strip() in wanted for value in out.decode("utf-8", "replace").split("\0"))
+def _naming_unseen(cwd: Path, dest: str, task: Task, received: Sequence[str]) -> int:
+    if received:
+        return naming(cwd, task.id, commits=received)
+    if task.claimed_at is None or commit_id(cwd, dest) is None:
+        return 0
+    return naming(cwd, task.id, f"--since=@{int(task.claimed_at)}", dest)
 
 
 def fetch_destination(repo: Repo, dest: str) -> None:

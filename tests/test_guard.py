@@ -165,6 +165,7 @@ def test_foreign_hook_is_kept_runs_and_comes_back(lac: Lac, repo: Path) -> None:
         "pre-push": "installed",
         "pre-merge-commit": "installed",
         "post-commit": "installed",  # landing (issue 25): tells the board the claims' tips
+        "commit-msg": "installed",  # and names the claims' tasks in the messages
     }
     again = lac_process(repo, "hooks", "install", "--json")
     assert {h["action"] for h in again.json["hooks"]} == {"unchanged"}
@@ -185,6 +186,7 @@ def test_foreign_hook_is_kept_runs_and_comes_back(lac: Lac, repo: Path) -> None:
         "pre-push": "removed",
         "pre-merge-commit": "removed",
         "post-commit": "removed",
+        "commit-msg": "removed",
     }
     assert (hooks / "pre-commit").read_text() == foreign
     assert not (hooks / "pre-push").exists() and not (hooks / "pre-commit.legacy").exists()

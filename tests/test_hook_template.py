@@ -36,6 +36,8 @@ SHIPPED = {
     # Issue 25 (landing): the hooks after the fact, new.
     "post-commit": "daafd10bb3e09148fa387985c953c2848a3a718ad812b1a8fd546b7b0ee604d4",
     "post-receive": "5db9fb9e8212c3638ff65131652996597783df9928daef6ffe9cff5d11ca031a",
+    # Rebased and squashed work known where its tip never was: new.
+    "commit-msg": "bd2f3f2bf4cbf820cca13f2a968f8f9c19b059b7c625214066e396b8866ed361",
 }
 
 

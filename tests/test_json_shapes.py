@@ -345,6 +345,7 @@ SUCCESS: dict[str, Schema] = {
     "guard pre-merge-commit": success(**GUARD),
     "guard pre-receive": success(**GUARD, pusher=nullable(STR)),
     "guard post-commit": success(hook=STR, tracked=BOOL),
+    "guard commit-msg": success(hook=STR, named=array(INT)),
     "guard post-receive": success(hook=STR, landed=array(obj(task=INT, how=STR, tip=STR))),
     "hooks install": success(hooks=array(HOOK_CHANGE)),
     # `git lac doctor`: one object per check; its facts differ per check.
@@ -380,7 +381,13 @@ SUCCESS: dict[str, Schema] = {
         claims=array(obj(task=TASK, heartbeat_age=NUM, stale_in=NUM)),
         locks=array(LOCK),
         hooks=obj(
-            **{"pre-commit": BOOL, "pre-push": BOOL, "pre-merge-commit": BOOL, "post-commit": BOOL}
+            **{
+                "pre-commit": BOOL,
+                "pre-push": BOOL,
+                "pre-merge-commit": BOOL,
+                "post-commit": BOOL,
+                "commit-msg": BOOL,
+            }
         ),
         notices=array(NOTICE),
         now=NUM,
@@ -564,6 +571,9 @@ def test_every_command_json_matches_its_documented_shape(
     finally:
         sys.stdin = stdin
     seen(S["guard post-commit"], 0, "guard", "post-commit", "--as", "dana")
+    message = repo / "MSG"
+    message.write_text("a change\n")
+    seen(S["guard commit-msg"], 0, "guard", "commit-msg", str(message), "--as", "dana")
     stdin, sys.stdin = sys.stdin, io.StringIO("")
     try:
         seen(S["guard post-receive"], 0, "guard", "post-receive")

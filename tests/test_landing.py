@@ -66,6 +66,18 @@ def test_a_squash_lands_by_its_trailer_and_only_by_it(lines: Path) -> None:
     assert landed(lines, "target", tip, 7) == LandedBy.SQUASHED
 
 
+def test_a_line_named_in_part_has_not_landed(lines: Path) -> None:
+    # Both commits name the task (the commit-msg hook's trailer).
+    tip = work(lines, "claim", ("a.txt", "a\n"), ("b.txt", "b\n"), message="x\n\nLac-Task: 7")
+    work(lines, "target", ("other.txt", "moved on\n"))
+    git(lines, "cherry-pick", "claim~1")
+    assert landed(lines, "target", tip, 7) is None  # b.txt never reached the target
+    (lines / "b.txt").write_text("b, as reviewed\n")
+    git(lines, "add", "b.txt")
+    git(lines, "commit", "-qm", "b reviewed\n\nLac-Task: 7")
+    assert landed(lines, "target", tip, 7) == LandedBy.REBASED  # named twice
+
+
 def test_commits_this_repository_lacks_have_not_landed(lines: Path) -> None:
     assert landed(lines, "target", "f" * 40, 7) is None
     assert landed(lines, "no-such-branch", "HEAD", 7) is None

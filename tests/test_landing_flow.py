@@ -225,6 +225,171 @@ def test_the_server_recognises_a_squash_whose_tip_it_never_saw(
     assert state(lac, 1) == ("done", False)
 
 
+# --- work the server never saw: the commit-msg hook names the task ---------------
+
+
+def message(repo: Path, rev: str) -> str:
+    return git(repo, "log", "-1", "--format=%B", rev)
+
+
+def test_commits_on_a_claims_branch_name_its_task(landing: str, lac: Lac, repo: Path) -> None:
+    assert "Lac-Task: 1" in message(repo, landing).splitlines()
+    # An amend keeps one trailer, not two.
+    amended = run_git(repo, "commit", "-q", "--amend", "--no-edit", agent="dana")
+    assert amended.code == 0, amended.err
+    assert message(repo, "HEAD").count("Lac-Task") == 1
+    # Another branch, another agent, or lac.trailer false: no trailer.
+    assert "Lac-Task" not in message(repo, work(repo, "other", "x.txt", "x\n"))
+    assert "Lac-Task" not in message(repo, work(repo, "feat", "y.txt", "y\n", agent="erin"))
+    git(repo, "config", "lac.trailer", "false")
+    assert "Lac-Task" not in message(repo, work(repo, "feat", "z.txt", "z\n"))
+
+
+def test_a_foreign_commit_msg_hook_runs_first_and_may_refuse(
+    landing: str, lac: Lac, repo: Path
+) -> None:
+    legacy = repo / ".git" / "hooks" / "commit-msg.legacy"
+    legacy.write_text('#!/bin/sh\nprintf "\\nReviewed-by: ci\\n" >> "$1"\n')
+    legacy.chmod(0o755)
+    tip = work(repo, "feat", "core/auth.py", "again\n")
+    assert message(repo, tip).strip().splitlines()[-2:] == ["Reviewed-by: ci", "Lac-Task: 1"]
+    legacy.write_text("#!/bin/sh\nexit 3\n")
+    (repo / "core" / "auth.py").write_text("refused\n")
+    refused = run_git(repo, "commit", "-qam", "no", agent="dana")
+    assert refused.code != 0 and git(repo, "rev-parse", "HEAD").strip() == tip
+
+
+def test_an_empty_message_is_still_aborted(landing: str, lac: Lac, repo: Path) -> None:
+    # The editor leaves git's comments only (a verbose commit: and the diff):
+    # git aborts, and the trailer does not make the message something.
+    (repo / "core" / "auth.py").write_text("more\n")
+    git(repo, "add", "core/auth.py")
+    for verbose in ([], ["-v"]):
+        aborted = run_git(repo, "commit", *verbose, env={"GIT_EDITOR": "true"}, agent="dana")
+        assert aborted.code != 0 and "empty commit message" in aborted.err, aborted.err
+        assert git(repo, "rev-parse", "HEAD").strip() == landing
+    editor = repo.parent / "editor.sh"
+    editor.write_text(
+        '#!/bin/sh\nprintf "Said something\\n" | cat - "$1" > "$1.x" && mv "$1.x" "$1"\n'
+    )
+    editor.chmod(0o755)
+    made = run_git(repo, "commit", "-v", "-q", env={"GIT_EDITOR": str(editor)}, agent="dana")
+    assert made.code == 0, made.err
+    assert message(repo, "HEAD").strip().splitlines() == ["Said something", "", "Lac-Task: 1"]
+
+
+def test_the_commit_msg_hook_never_refuses(lac: Lac, repo: Path) -> None:
+    # The hook's own call (entry's fast path) and every other spelling (click).
+    for args in (["/nonexistent/COMMIT_EDITMSG"], [str(repo)], ["--json", str(repo / "none")]):
+        got = lac_process(repo, "guard", "commit-msg", *args)
+        assert got.code == 0 and "Traceback" not in got.err, got.err
+    assert lac_process(repo, "guard", "commit-msg").code == 2  # git always gives the file
+
+
+def never_saw(server: Path, tip: str) -> bool:
+    return run_git(server, "cat-file", "-e", f"{tip}^{{commit}}", agent="x").code != 0
+
+
+def main_moves(repo: Path) -> None:
+    git(repo, "checkout", "-q", "main")
+    (repo / "README").write_text("moved on\n")
+    git(repo, "commit", "-qam", "main moves", "--no-verify")
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+
+
+def test_rebase_then_push_releases_it_on_a_server_that_never_saw_the_tip(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    tip = work(repo, "feat", "core/session.py", "sessions\n")  # two commits, both named
+    hooked(server, repo, board_url)
+    main_moves(repo)
+    git(repo, "checkout", "-q", "-b", "rebased", "feat")
+    git(repo, "rebase", "-q", "main")
+    # Pushed without the pre-push guard, which would tell the board the new tip.
+    pushed = run_git(
+        repo, "push", "--no-verify", "-o", "lac.agent=dana", "origin", "rebased:main", agent="dana"
+    )
+    assert pushed.code == 0, pushed.err
+    assert never_saw(server, tip) and never_saw(server, landing)
+    assert "task #1 landed (rebased); its locks are released" in pushed.err
+    assert state(lac, 1) == ("done", False)
+    landed = [e for e in lac("log", "1", "--json").json["events"] if e["kind"] == "landed"]
+    assert [(e["detail"]["how"], e["detail"]["tip"]) for e in landed] == [("rebased", tip)]
+
+
+def test_a_squash_merge_releases_it_on_a_server_that_never_saw_the_tip(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    tip = work(repo, "feat", "core/session.py", "sessions\n")
+    hooked(server, repo, board_url)
+    main_moves(repo)
+    # git's own squash message: the squashed commits' messages, indented.
+    git(repo, "merge", "-q", "--squash", "feat")
+    git(repo, "commit", "-q", "--no-edit", "--no-verify")
+    assert "    Lac-Task: 1" in message(repo, "HEAD").splitlines()
+    pushed = run_git(
+        repo, "push", "--no-verify", "-o", "lac.agent=dana", "origin", "main", agent="dana"
+    )
+    assert pushed.code == 0, pushed.err
+    assert never_saw(server, tip)
+    assert "task #1 landed (squashed)" in pushed.err
+    assert state(lac, 1) == ("done", False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "unrelated",
+        "Lac-Task: 11",
+        "Lac-Task: 1x",
+        "Not-Lac-Task: 1",
+        "see Lac-Task: 1 in the docs",
+        "Lac-Task: " + "9" * 5000,
+    ],
+)
+def test_an_unrelated_push_releases_nothing(
+    text: str, landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    hooked(server, repo, board_url)
+    git(repo, "checkout", "-q", "main")
+    (repo / "README").write_text("unrelated\n")
+    git(repo, "commit", "-qam", f"unrelated\n\n{text}", "--no-verify")
+    pushed = run_git(
+        repo, "push", "--no-verify", "-o", "lac.agent=dana", "origin", "main", agent="dana"
+    )
+    assert pushed.code == 0, pushed.err
+    assert "landed" not in pushed.err and "Traceback" not in pushed.err
+    assert state(lac, 1) == ("claimed", True)
+    assert lac("sweep", "--json").json["landed"] == []
+
+
+def test_sweep_in_a_clone_that_never_had_the_tip(
+    landing: str,
+    lac: Lac,
+    repo: Path,
+    server: Path,
+    tmp_path: Path,
+    board_url: str | None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    main_moves(repo)
+    git(repo, "checkout", "-q", "-b", "rebased", "feat")
+    # Without a push to read, a clone looks at what the destination gained
+    # since the claim, by committer date: the rebase commits now, as git does
+    # outside this suite's fixed dates.
+    monkeypatch.delenv("GIT_COMMITTER_DATE")
+    git(repo, "rebase", "-q", "main")
+    git(repo, "push", "-q", "--no-verify", "origin", "rebased:main")
+    # A keeper's clone: the server's history, the board's URL, not dana's tip.
+    elsewhere = tmp_path / "keeper"
+    git(tmp_path, "clone", "-q", str(server), str(elsewhere))
+    git(elsewhere, "config", "lac.url", board_url or f"sqlite://{repo / '.git/lacunari/board.db'}")
+    assert never_saw(elsewhere, landing)
+    swept = lac_process(elsewhere, "sweep", "--json", env={"LAC_AGENT": "keeper"})
+    assert swept.code == 0, swept.err
+    assert swept.json["landed"] == [{"task": 1, "how": "squashed", "tip": landing}]
+
+
 def test_done_now_keeps_todays_behaviour(lac: Lac, repo: Path, server: Path) -> None:
     assert lac("task", "add", "t", "--write", "src/a.py").code == 0
     git(repo, "checkout", "-q", "-b", "feat")

@@ -79,6 +79,7 @@ def test_status_shows_claims_locks_hooks_and_board(lac: Lac) -> None:
         "pre-push": True,
         "pre-merge-commit": True,
         "post-commit": True,
+        "commit-msg": True,
     }
     (claim,) = body["claims"]
     assert claim["task"]["id"] == 1 and 0 <= claim["heartbeat_age"] < 60

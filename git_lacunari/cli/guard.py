@@ -1,5 +1,5 @@
 """`git lac guard pre-commit | pre-push | pre-merge-commit | pre-receive`, and
-the hooks after the fact: `post-commit`, `post-receive`.
+the hooks after the fact: `post-commit`, `commit-msg`, `post-receive`.
 
 The installed hooks' exact calls take entry.py's fast path instead; these
 are the same guards for every other spelling (``-h``, ``--json``, the
@@ -86,6 +86,21 @@ def guard_post_commit_cmd(session: Session, as_json: bool) -> Result:
     from ..guard.after import post_commit
 
     return post_commit(session)
+
+
+@guard.command("commit-msg", context_settings=CONTEXT)
+@click.argument("message_file", metavar="MESSAGE_FILE")
+@common
+def guard_commit_msg_cmd(session: Session, as_json: bool, message_file: str) -> Result:
+    """Name your claims' tasks in the commit message (the commit-msg hook).
+
+    Adds a `Lac-Task: ID` trailer for each of your claims on the branch
+    checked out, so the work is recognised when it lands rebased or
+    squashed. Never refuses; `git config lac.trailer false` turns it off.
+    """
+    from ..guard.after import commit_msg
+
+    return commit_msg(session, message_file)
 
 
 @guard.command("post-receive", context_settings=CONTEXT)

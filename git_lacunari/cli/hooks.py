@@ -12,8 +12,9 @@ from .options import CONTEXT, common
 
 @click.group("hooks", context_settings=CONTEXT)
 def hooks() -> None:
-    """Install or remove the native guard hooks (pre-commit, pre-push, pre-merge-commit;
-    pre-receive on a server)."""
+    """Install or remove the native guard hooks (pre-commit, pre-push, pre-merge-commit,
+    and post-commit and commit-msg, which never refuse; pre-receive and post-receive on a
+    server)."""
 
 
 @hooks.command("install", context_settings=CONTEXT)
@@ -22,7 +23,9 @@ def hooks() -> None:
     is_flag=True,
     help="When a foreign hook and an old NAME.legacy both exist, replace the .legacy.",
 )
-@click.option("--server", is_flag=True, help="In a bare repository: the pre-receive guard.")
+@click.option(
+    "--server", is_flag=True, help="In a bare repository: the pre-receive and post-receive hooks."
+)
 @click.option(
     "--global-hooks-path",
     "global_ok",
@@ -56,7 +59,9 @@ def hooks_install(
 
 
 @hooks.command("uninstall", context_settings=CONTEXT)
-@click.option("--server", is_flag=True, help="In a bare repository: the pre-receive guard.")
+@click.option(
+    "--server", is_flag=True, help="In a bare repository: the pre-receive and post-receive hooks."
+)
 @common
 def hooks_uninstall(session: Session, as_json: bool, server: bool) -> Result:
     """Remove the guard hooks, putting back any hook they had kept."""

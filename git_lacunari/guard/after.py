@@ -2,6 +2,10 @@
 
 - ``post-commit`` (a clone): tells the board where this worker's claims
   stand, each claim's branch tip (the forecast and landing read them).
+- ``commit-msg`` (a clone): names the task of each of this worker's claims
+  on the branch in a ``Lac-Task`` trailer of the message, so the work is
+  known when it lands rebased or squashed (landing.py's third rule);
+  ``git config lac.trailer false`` turns it off.
 - ``post-receive`` (a server): the push has landed; every landing claim
   whose work the destination now holds is done and its locks released.
 
@@ -12,6 +16,8 @@ the push is made already.
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..edge import Result
@@ -50,6 +56,65 @@ def post_commit(session: Session) -> Result:
     except LacError:
         return Result({"hook": "post-commit", "tracked": False})
     return Result({"hook": "post-commit", "tracked": True})
+
+
+def commit_msg(session: Session, message_file: str) -> Result:
+    """Add ``Lac-Task: N`` to the message for each of our claims here whose
+    branch is the one checked out (or that records none yet). Silent; a
+    board in trouble leaves the message as it is."""
+    from ..landing import TRAILER, current_branch
+
+    body: dict[str, object] = {"hook": "commit-msg", "named": []}
+    repo = session.repo
+    if guard_disabled() or (repo.get("lac.trailer") or "").strip().lower() in OFF:
+        return Result(body)
+    try:
+        require_existing_board(repo, repo.get("lac.url"))
+    except NoBoard:
+        return Result(body)
+    try:
+        if not _has_words(repo, Path(message_file)):
+            return Result(body)  # git aborts an empty message: a trailer must not save it
+        branch = current_branch(repo.toplevel)
+        tracks = session.board(timeout=hook_timeout(repo)).claim_tracks()
+        named = sorted({task for task, on, _ in tracks if on is None or on == branch})
+        if named:
+            trailers = [a for t in named for a in ("--trailer", f"{TRAILER}: {t}")]
+            git(
+                "interpret-trailers",
+                "--in-place",
+                "--if-exists",
+                "addIfDifferent",
+                *trailers,
+                "--",
+                message_file,
+                cwd=repo.toplevel,
+            )
+    except LacError:
+        return Result(body)
+    body["named"] = named
+    return Result(body)
+
+
+OFF = ("off", "0", "false", "no")
+# `git commit -v`: below this line (after the comment character) is the diff.
+SCISSORS = re.compile(r"^\S ?-{24} >8 -{24}$")
+
+
+def _has_words(repo: Repo, message_file: Path) -> bool:
+    """Whether the message says anything once git's comments (and a
+    verbose commit's diff) are gone, as git will judge it."""
+    try:
+        lines = message_file.read_bytes().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return False
+    kept = []
+    for line in lines:
+        if SCISSORS.match(line):
+            break
+        kept.append(line)
+    text = "\n".join(kept).encode()
+    return bool(git("stripspace", "--strip-comments", cwd=repo.toplevel, input=text).strip())
 
 
 def post_receive(stdin_text: str, env: dict[str, str] | None = None) -> Result:

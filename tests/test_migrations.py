@@ -213,6 +213,8 @@ RELEASED = {
     "postgres/0009_landing.sql": "500c15828e9143b9",
     "postgres/0010_case_rule.sql": "31041aac14bef71d",
     "postgres/0011_notices.sql": "f653e6a17faed638",
+    "postgres/0012_claim_speed.sql": "15b8e9c11f499abe",
+    "postgres/0013_glob_index.sql": "a98483544d39fadc",
     "sqlite/0001_board.sql": "ece4f43698e69b58",
     "sqlite/0002_instances.sql": "872d675aa8375ce4",
     "sqlite/0003_scale.sql": "32a035f2cf05920c",
@@ -224,6 +226,8 @@ RELEASED = {
     "sqlite/0009_landing.sql": "53f8879e77125f30",
     "sqlite/0010_case_rule.sql": "7ca52a759a82e9f5",
     "sqlite/0011_notices.sql": "faefe0ccf6e71206",
+    "sqlite/0012_claim_speed.sql": "65eb58800cc2c37f",
+    "sqlite/0013_glob_index.sql": "4559ca31770a9b0b",
 }
 
 

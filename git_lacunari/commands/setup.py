@@ -76,7 +76,7 @@ def init(
         session.repo.set_config("lac.board", chosen)
     shared = _share(session, chosen) if share and chosen is not None else None
     human = (
-        f"board ready: {redact(board.store.url)} (schema version {version}, claims stale after "
+        f"board ready: {board.store.where} (schema version {version}, claims stale after "
         f"{format_duration(board.default_stale_after())})"
     )
     if shared is not None:

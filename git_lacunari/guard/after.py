@@ -70,7 +70,7 @@ def commit_msg(session: Session, message_file: str) -> Result:
         return Result(body)
     try:
         require_existing_board(repo, repo.get("lac.url"))
-    except LacError:  # NoBoard, or one in trouble: the pre-commit guard spoke of it
+    except (NoBoard, LacError):  # none here, or one in trouble the pre-commit guard spoke of
         return Result(body)
     try:
         if not _has_words(repo, Path(message_file)):

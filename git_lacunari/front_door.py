@@ -41,7 +41,19 @@ class BoardChoice:
         return redact(self.url) if self.url else "the embedded board"
 
 
-def default_board(repo: Repo, rev: str = "HEAD") -> tuple[str, str]:
+def board_rev(repo: Repo) -> str:
+    """Where a repository's committed word on its board is read: ``HEAD``; on
+    a server its destination branch (:func:`~git_lacunari.repo.server_root`),
+    which an unborn HEAD beside a ``main`` with commits does not hide."""
+    from .repo import server_root
+
+    if not repo.is_server:
+        return "HEAD"
+    root = server_root(repo)
+    return root.ref if root is not None and not root.is_head else "HEAD"
+
+
+def default_board(repo: Repo, rev: str | None = None) -> tuple[str, str]:
     """A PostgreSQL board's name when nothing local names one: the
     ``lac.board`` of the ``.lacconfig`` committed at ``rev``, else
     ``lac_<root commit>``; with its source. Raises :class:`BoardUnknown`
@@ -55,6 +67,7 @@ def default_board(repo: Repo, rev: str = "HEAD") -> tuple[str, str]:
     from .errors import BoardUnknown, InvalidInput
     from .store import validate_board
 
+    rev = rev or board_rev(repo)
     shared = repo.committed_config("lac.board", rev, SHARED_FILE)
     if shared is not None:
         try:
@@ -75,15 +88,16 @@ def default_board(repo: Repo, rev: str = "HEAD") -> tuple[str, str]:
         )
     root = repo.root_commit(rev)
     if root is None:
+        nothing = "this repository has" if rev == "HEAD" else f"{rev} has"
         raise BoardUnknown(
-            "this repository has no commit yet, so no board is named after its root: "
+            f"{nothing} no commit yet, so no board is named after its root: "
             "name it with `git config lac.board NAME` (or `git lac init --url URL --board NAME`)"
         )
     return "lac_" + root[:12], f"the root commit {root[:12]}"
 
 
 def resolve_board(
-    repo: Repo, *, url: str | None = None, board: str | None = None, rev: str = "HEAD"
+    repo: Repo, *, url: str | None = None, board: str | None = None, rev: str | None = None
 ) -> BoardChoice:
     """Which board every door of ``repo`` uses: the one rule (README, "Which
     board"). ``url`` and ``board`` are what the caller was given (else

@@ -43,6 +43,18 @@ class BoardChoice:
         return redact(self.url) if self.url else "the embedded board"
 
 
+def board_rev(repo: Repo) -> str:
+    """Where a repository's committed word on its board is read: ``HEAD``; on
+    a server its destination branch (:func:`~git_lacunari.repo.server_root`),
+    which an unborn HEAD beside a ``main`` with commits does not hide."""
+    from .repo import server_root
+
+    if not repo.is_server:
+        return "HEAD"
+    root = server_root(repo)
+    return root.ref if root is not None and not root.is_head else "HEAD"
+
+
 def board_commits(repo: Repo) -> Iterator[str]:
     """Where a clone reads the ``.lacconfig`` that names its PostgreSQL board
     when nothing local names one, in order: HEAD, then the destination.
@@ -57,13 +69,14 @@ def board_commits(repo: Repo) -> Iterator[str]:
     ``master`` (:func:`~git_lacunari.landing.destination`), which is the
     server's HEAD as last fetched; and the root commit named after is the
     last one's (the destination's, else HEAD's). A server (a bare
-    repository) reads its HEAD alone. Nothing is cached, so nothing goes
+    repository) reads its destination branch alone. Nothing is cached, so nothing goes
     stale: the answer moves exactly when HEAD or the destination does.
     Lazy: the destination is looked up only when HEAD has no file.
     """
-    yield "HEAD"
-    if repo.toplevel == repo.git_dir:  # a bare repository: a server, judged by its HEAD
+    if repo.is_server:  # a server: its destination branch alone (:func:`board_rev`)
+        yield board_rev(repo)
         return
+    yield "HEAD"
     from .errors import BoardUnknown, InvalidInput
     from .landing import destination
 
@@ -125,8 +138,9 @@ def default_board(repo: Repo, rev: str | None = None) -> tuple[str, str]:
         )
     root = repo.root_commit(rev or "HEAD")
     if root is None:
+        nothing = "this repository has" if rev == "HEAD" else f"{rev} has"
         raise BoardUnknown(
-            "this repository has no commit yet, so no board is named after its root: "
+            f"{nothing} no commit yet, so no board is named after its root: "
             "name it with `git config lac.board NAME` (or `git lac init --url URL --board NAME`)"
         )
     return "lac_" + root[:12], f"the root commit {root[:12]}"

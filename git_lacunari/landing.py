@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 
 from .errors import CannotWorkHere, InvalidInput
 from .model import Task
-from .repo import Repo, git
+from .repo import Repo, git, server_root
 
 if TYPE_CHECKING:
     from .board import Board
@@ -158,10 +158,20 @@ DEFAULT_TARGETS = (
 def destination(repo: Repo) -> str | None:
     """The destination here: ``lac.target`` (refused when it names no commit
     here: a setting that is wrong is said, never guessed around), else the
-    first of :data:`DEFAULT_TARGETS` that exists; in a bare repository (a
-    server) ``lac.target`` as a branch, else its HEAD, main or master. None:
-    there is none."""
+    first of :data:`DEFAULT_TARGETS` that exists; on a server
+    :func:`~git_lacunari.repo.server_root` (``lac.target`` as a branch, else
+    the HEAD branch, main or master). None: there is none."""
     configured = repo.get("lac.target")
+    if repo.is_server:  # a server's one rule
+        root = server_root(repo)
+        if root is not None and root.commit is not None:
+            return short_ref(root.ref)
+        if configured:
+            raise InvalidInput(
+                f"lac.target {configured[:200]!r} names no branch with a commit in this "
+                "repository (`git config lac.target BRANCH`, e.g. main)"
+            )
+        return None
     if configured:
         for name in (configured, f"refs/heads/{configured}"):
             if commit_id(repo.toplevel, name) is not None:
@@ -170,14 +180,10 @@ def destination(repo: Repo) -> str | None:
             f"lac.target {configured[:200]!r} names no commit in this repository "
             "(`git config lac.target BRANCH`, e.g. origin/main)"
         )
-    bare = repo.toplevel == repo.git_dir
-    if bare and commit_id(repo.toplevel, "HEAD") is not None:
-        return "HEAD"
-    candidates = ("refs/heads/main", "refs/heads/master") if bare else DEFAULT_TARGETS
     # One git process for every candidate: the refs that exist, in any order.
-    out = git("for-each-ref", "--format=%(refname)", *candidates, cwd=repo.toplevel)
+    out = git("for-each-ref", "--format=%(refname)", *DEFAULT_TARGETS, cwd=repo.toplevel)
     found = set(out.decode("utf-8", "surrogateescape").split())
-    for name in candidates:
+    for name in DEFAULT_TARGETS:
         if name in found and commit_id(repo.toplevel, name) is not None:
             return short_ref(name)
     return None

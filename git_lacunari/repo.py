@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +54,12 @@ class Repo:
     @property
     def worktree_name(self) -> str | None:
         return self.git_dir.name if self.is_linked_worktree else None
+
+    @property
+    def is_server(self) -> bool:
+        """Opened at its git dir (:func:`discover_git_dir`): a server's
+        repository, bare or not, whose destination is :func:`server_root`."""
+        return self.toplevel == self.git_dir
 
     @property
     def ignorecase(self) -> bool:
@@ -163,6 +169,59 @@ class Repo:
                 return {}
             found.update(_blob_entries(out))
         return found
+
+
+SERVER_BRANCHES = ("refs/heads/main", "refs/heads/master")
+
+
+@dataclass(frozen=True)
+class Root:
+    """A server's destination branch (full name) and its tip (None: unborn)."""
+
+    ref: str
+    commit: str | None
+    is_head: bool = False  # the branch HEAD names
+
+
+def server_root(repo: Repo, after: Mapping[str, str | None] | None = None) -> Root | None:
+    """The destination (root) of a bare server repository: the one rule every
+    server door uses (the pre-receive guard, its board, the post-receive's
+    landings, ``git lac doctor``, ``git lac hooks install --server``).
+
+    ``lac.target`` as a branch when it is set (its tip may be None: not
+    pushed yet); else the branch ``HEAD`` names when it has a commit; else
+    ``main``, else ``master``; else ``HEAD``'s unborn branch (None: a detached
+    HEAD and no such branch). ``after`` answers as the refs will stand once a
+    push is applied (a ref to its new commit, or None: deleted).
+    """
+    moved = dict(after or {})
+    target = repo.get("lac.target")
+    try:
+        out = git("symbolic-ref", "-q", "HEAD", cwd=repo.toplevel)
+        head: str | None = out.decode("utf-8", "surrogateescape").strip() or None
+    except CannotWorkHere:  # a detached HEAD names no branch
+        head = None
+    if target:
+        wanted = [target if target.startswith("refs/") else f"refs/heads/{target}"]
+    else:
+        wanted = [*([head] if head else []), *SERVER_BRANCHES]
+    out = git(
+        "for-each-ref",
+        "--format=%(objecttype) %(objectname) %(refname)",
+        *wanted,
+        cwd=repo.toplevel,
+    )
+    tips: dict[str, str | None] = {}
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        kind, _, rest = line.partition(" ")
+        oid, _, name = rest.partition(" ")
+        tips[name] = oid if kind == "commit" else None
+    tips.update(moved)
+    for name in wanted:
+        if tips.get(name):
+            return Root(name, tips[name], name == head)
+    first = wanted[0] if target else head
+    return Root(first, None, first == head) if first else None
 
 
 def _argv_chunks(items: list[str], budget: int = ARGV_BUDGET) -> Iterator[list[str]]:

@@ -265,6 +265,45 @@ def test_a_bare_server_with_no_commit_yet(repo: Path, tmp_path: Path, database: 
     assert server.push("main", "-o", "lac.agent=dana").code == 0
 
 
+def test_a_server_whose_head_is_an_unborn_branch_finds_its_board_on_main(
+    repo: Path, tmp_path: Path, database: str
+) -> None:
+    """HEAD names an unborn master while main has commits: the destination is
+    main (README), for the board, doctor and the guard alike, never "no
+    commit yet"; and a push that would make master the destination may not
+    bring its own root."""
+    assert lac(repo, "init", "--url", database).code == 0
+    server = guarded_server(repo, tmp_path, database)  # lac.board recorded
+    git(server.bare, "symbolic-ref", "HEAD", "refs/heads/master")
+    code, checks = doctor(server.bare)
+    assert code == 0, checks
+    assert checks["shared"]["verdict"] == "ok", checks["shared"]
+    assert checks["shared"]["facts"]["others"] == root_board(repo)
+    git(server.bare, "config", "--unset", "lac.board")
+    code, checks = doctor(server.bare)
+    assert code == 0, checks
+    assert checks["board"]["facts"]["board"] == root_board(repo), checks["board"]
+    assert "no commit yet" not in str(checks)
+    assert lac(repo, "lock", "core/auth.py", "--as", "dana").code == 0
+    clean = commit(repo, "clean", write("README", "erin\n"))
+    pushed = server.push("main", "-o", "lac.agent=erin")
+    assert pushed.code == 0, pushed.err
+    assert server.has("main") == clean
+    bad = commit(repo, "bad", write("core/auth.py", "erin\n"))
+    assert_refused(
+        server.push("main", "-o", "lac.agent=erin"),
+        f"refs/heads/main {bad[:12]} core/auth.py  held by dana",
+    )
+    git(repo, "checkout", "-q", "--orphan", "fresh")
+    git(repo, "rm", "-rq", "--cached", ".")
+    for leftover in ("core", "README"):
+        remove(repo / leftover)
+    commit(repo, "another root", write("docs/x.md", "x\n"))
+    judged = server.push("fresh:refs/heads/master", "-o", "lac.agent=erin")
+    assert judged.code != 0 and "may not choose its own judge" in judged.err, judged.err
+    assert server.has("master") is None
+
+
 # --- rewinds: every way a ref moves, both backends ---------------------------------
 
 

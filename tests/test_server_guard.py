@@ -361,3 +361,158 @@ def test_a_board_that_cannot_answer_refuses_in_one_line_within_the_timeout(
     git(server.bare, "config", "lac.guard.server.offline", "allow")
     allowed = server.push("main")
     assert allowed.code == 0 and "push allowed unchecked" in allowed.err
+
+
+# --- failing safe on what the guard cannot read (the attacker's findings) ----------------
+
+
+def test_a_hook_that_hides_the_quarantine_refuses_every_push(server: Server, lac: Lac) -> None:
+    """A wrapper that clears git's quarantine variables before the guard: the
+    pushed objects are invisible to it, so nothing can be judged: refused,
+    never taken as a push that changes nothing."""
+    repo = server.client
+    base = head(repo)
+    assert lac("lock", "core/auth.py", "--as", "dana").code == 0
+    hook = server.bare / "hooks" / "pre-receive"
+    hook.write_text(
+        "#!/bin/sh\n"
+        "unset GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_QUARANTINE_PATH\n"
+        f"exec '{Path(BIN) / 'git-lac'}' guard pre-receive\n"
+    )
+    bad = commit(repo, "bad", write("core/auth.py", "bad\n"))
+    refused = server.push("main", "-o", "lac.agent=erin")
+    assert refused.code != 0, refused
+    ours = [line for line in refused.err.splitlines() if "git lac" in line]
+    assert len(ours) == 1, refused.err
+    assert f"push refused: the server cannot read {bad}" in ours[0]
+    assert "GIT_QUARANTINE_PATH" in ours[0] and "nothing was checked" in ours[0]
+    assert server.has("main") == base
+    clean_too = server.push("main", "-o", "lac.agent=dana")  # the holder: still nothing readable
+    assert clean_too.code != 0 and "cannot read" in clean_too.err
+    assert server.has("main") == base
+
+
+RECEIVE_LINES = {
+    "missing commit": ("{main} " + "deadbeef" * 5 + " refs/heads/main\n", 3),
+    "missing tag": ("0" * 40 + " " + "deadbeef" * 5 + " refs/tags/v9\n", 3),
+    "missing old": ("deadbeef" * 5 + " {main} refs/heads/main\n", 3),
+    "not ids": ("x y refs/heads/main\n", 2),
+    "short id": ("{main} deadbeef refs/heads/main\n", 2),
+    "two fields": ("{main} refs/heads/main\n", 2),
+    "not a ref": ("{main} {main} main\n", 2),
+}
+
+
+@pytest.mark.parametrize("case", list(RECEIVE_LINES))
+def test_an_unreadable_or_malformed_line_refuses_in_one_line(
+    lac: Lac, repo: Path, tmp_path: Path, board_url: str | None, case: str
+) -> None:
+    """README, exit codes: a line the guard cannot read is invalid input (2);
+    an id the server cannot read, a server that cannot work (3). Never ok."""
+    server = server_for(repo, tmp_path, board_url, "path")
+    text, code = RECEIVE_LINES[case]
+    main = server.has("main")
+    assert main is not None
+    given = text.format(main=main)
+    said = lac_process(server.bare, "--json", "guard", "pre-receive", input=given)
+    assert said.code == code, said
+    assert said.json["ok"] is False, said.json
+    assert "push refused" in said.json["error"]["message"]
+    human = lac_process(server.bare, "guard", "pre-receive", input=given)
+    assert human.code == code
+    assert len([line for line in human.err.splitlines() if line.strip()]) == 1, human.err
+
+
+def test_a_readable_tag_of_a_blob_still_passes(server: Server, lac: Lac) -> None:
+    repo = server.client
+    blob = git(repo, "hash-object", "-w", "--stdin", input="a note\n").strip()
+    git(repo, "tag", "note", blob)
+    pushed = server.push("note")
+    assert pushed.code == 0, pushed.err
+
+
+# --- deleting a branch is judged like a rewind to the destination --------------------------
+
+
+def test_deleting_a_branch_cannot_do_what_a_refused_force_push_may_not(
+    server: Server, lac: Lac
+) -> None:
+    """dana's held-path work on feat3 survives erin's delete-and-recreate."""
+    repo = server.client
+    base = head(repo)
+    assert lac("lock", "core/auth.py", "--as", "dana").code == 0
+    git(repo, "checkout", "-q", "-b", "feat3")
+    commit(repo, "elsewhere", write("README", "dana\n"))
+    work = commit(repo, "dana's work", write("core/auth.py", "dana's work\n"))
+    assert server.push("feat3", "-o", "lac.agent=dana").code == 0
+    forced = server.push("-f", f"{base}:refs/heads/feat3", "-o", "lac.agent=erin")
+    assert_refused(forced, "refs/heads/feat3 (ref update) core/auth.py  held by dana")
+    deleted = server.push(":feat3", "-o", "lac.agent=erin")
+    assert_refused(deleted, "refs/heads/feat3 (ref update) core/auth.py  held by dana")
+    assert "README" not in deleted.err  # only held paths are blamed
+    assert server.has("feat3") == work
+    # A pusher nobody names holds nothing either.
+    assert_refused(server.push(":feat3"), "core/auth.py  held by dana")
+    # The holder's own delete passes; then the name is anyone's again.
+    own = server.push(":feat3", "-o", "lac.agent=dana")
+    assert own.code == 0, own.err
+    assert server.has("feat3") is None
+    again = server.push(f"{base}:refs/heads/feat3", "-o", "lac.agent=erin")
+    assert again.code == 0, again.err
+
+
+def test_deleting_a_branch_already_in_the_destination_or_clean_passes(
+    server: Server, lac: Lac
+) -> None:
+    repo = server.client
+    assert lac("lock", "core/auth.py", "--as", "dana").code == 0
+    git(repo, "checkout", "-q", "-b", "merged")
+    commit(repo, "before the lock", write("core/auth.py", "old\n"))
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--ff-only", "merged")
+    assert server.push("main", "merged", "-o", "lac.agent=dana").code == 0
+    git(repo, "checkout", "-q", "-b", "clean")
+    commit(repo, "clean", write("README", "clean\n"))
+    assert server.push("clean").code == 0
+    deleted = server.push(":merged", ":clean", "-o", "lac.agent=erin")
+    assert deleted.code == 0, deleted.err
+    assert server.has("merged") is None and server.has("clean") is None
+
+
+def test_deleting_an_unrelated_branch_takes_every_path_it_has(server: Server, lac: Lac) -> None:
+    repo = server.client
+    git(repo, "checkout", "-q", "--orphan", "island")
+    commit(repo, "island", write("core/auth.py", "island\n"))
+    assert server.push("island").code == 0
+    assert lac("lock", "core/auth.py", "--as", "dana").code == 0
+    assert_refused(
+        server.push(":island", "-o", "lac.agent=erin"),
+        "refs/heads/island (ref update) core/auth.py  held by dana",
+    )
+
+
+# --- the destination: HEAD at an unborn branch ---------------------------------------------
+
+
+def test_a_head_at_an_unborn_branch_falls_back_to_main(server: Server, lac: Lac) -> None:
+    """HEAD names an unborn master while main has commits: main is the
+    destination (README), for a new branch's base and the deletion rule."""
+    repo = server.client
+    base = head(repo)
+    git(server.bare, "symbolic-ref", "HEAD", "refs/heads/master")
+    work = commit(repo, "dana's work", write("core/auth.py", "dana's work\n"))
+    assert server.push("main", "-o", "lac.agent=dana").code == 0
+    assert lac("lock", "core/auth.py", "--as", "dana").code == 0
+    clean = commit(repo, "clean", write("README", "erin\n"))
+    pushed = server.push("main", "-o", "lac.agent=erin")
+    assert pushed.code == 0, pushed.err
+    assert server.has("main") == clean
+    made_again = server.push(f"{base}:refs/heads/release", "-o", "lac.agent=erin")
+    assert_refused(made_again, "refs/heads/release (ref update) core/auth.py  held by dana")
+    assert_refused(
+        server.push(":main", "-o", "lac.agent=erin"),
+        "refs/heads/main (ref update) core/auth.py  held by dana",
+    )
+    assert server.has("main") == clean and work != clean
+    doctor = lac_process(server.bare, "doctor")
+    assert "no commit yet" not in doctor.out, doctor.out

@@ -109,7 +109,8 @@ def guard_post_receive_cmd(session: Session, as_json: bool) -> Result:
     """On a server: settle landing claims a push to the destination landed.
 
     Reads git's `<old> <new> <ref>` lines on stdin. The destination is the
-    server's lac.target (a branch), else its HEAD. Never refuses.
+    server's lac.target (a branch), else its HEAD branch, main or master.
+    Never refuses.
     """
     from ..guard.after import post_receive
     from ..guard.judge import read_stdin

@@ -170,7 +170,8 @@ def _board(repo: Repo, bare: bool) -> tuple[Any, list[Check]]:
         checks.append(Check("shared", OK, says, agree))
     elif bare:
         says = (
-            f"pinned by the server's lac.board; its HEAD would name {others or 'none'} ({how}): "
+            f"pinned by the server's lac.board; its destination branch would name "
+            f"{others or 'none'} ({how}): "
             "clones must use the pinned board"
         )
         checks.append(Check("shared", WARN, says, agree))

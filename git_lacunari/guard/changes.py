@@ -334,15 +334,37 @@ class ReceivedRef:
 
 
 def parse_receive_lines(text: str) -> list[ReceivedRef]:
+    """git's ``<old> <new> <ref>`` lines; anything else is refused whole
+    (fail safe: a line the guard cannot read is a push it cannot judge)."""
     refs = []
     for line in text.splitlines():
         if not line.strip():
             continue
         parts = line.split(maxsplit=2)
-        if len(parts) != 3:
-            raise InvalidInput(f"unexpected pre-receive input line: {line!r}")
+        if (
+            len(parts) != 3
+            or not all(_is_oid(o) for o in parts[:2])
+            or not parts[2].startswith("refs/")
+        ):
+            raise InvalidInput(
+                f"push refused: unexpected pre-receive input line {line[:200]!r} "
+                "(git hands `<old> <new> <ref>`, each id 40 or 64 hex digits): nothing was checked"
+            )
         refs.append(ReceivedRef(*parts))
     return refs
+
+
+def _is_oid(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in HEX for c in text.lower())
+
+
+def _unreadable(ref: ReceivedRef, oid: str) -> CannotWorkHere:
+    return CannotWorkHere(
+        f"push refused: the server cannot read {oid} for {ref.ref} (no such object here; "
+        "a pre-receive hook that clears GIT_OBJECT_DIRECTORY, "
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES or GIT_QUARANTINE_PATH hides what is pushed): "
+        "nothing was checked"
+    )
 
 
 UPDATE = "(ref update)"  # a ref's move, blamed as a whole (a plan's commit column)
@@ -376,65 +398,56 @@ def tree_changes(repo: Repo, old: str, new: str) -> list[str]:
     return split_z(out)
 
 
-def _head_branch(repo: Repo) -> tuple[str, str | None] | None:
-    """The server's destination branch and its tip (None: unborn), or None
-    (a detached HEAD and no other). Its HEAD branch, unless that names no
-    commit (``git init --bare`` points HEAD at master, the project pushes
-    main): then the branch landing calls the destination (``lac.target``,
-    main or master; :func:`git_lacunari.landing.destination`), so that a
-    HEAD nobody pushed to never leaves the real one unguarded."""
-    from ..landing import destination
-
-    try:
-        name: str | None = git("symbolic-ref", "-q", "HEAD", cwd=repo.toplevel).decode().strip()
-    except CannotWorkHere:
-        name = None
-    if name is not None:
-        tip = _peeled(repo, name)
-        if tip is not None:
-            return name, tip
-    try:
-        found = destination(repo)
-    except InvalidInput:  # a lac.target naming nothing: HEAD, as it stands
-        found = None
-    if found and found != "HEAD":
-        full = found if found.startswith("refs/") else f"refs/heads/{found}"
-        return full, _peeled(repo, full)
-    return (name, None) if name else None
-
-
 def receive_plan(repo: Repo, refs: Sequence[ReceivedRef]) -> Plan:
     """What a push changes, ref by ref (README, "Guarding the server"):
 
     - the commits the server does not have yet, each with its own changes.
       While pre-receive runs the pushed objects sit in git's quarantine,
       visible to git commands, and no ref has moved: ``--not --all`` is
-      exactly what was there before;
+      exactly what was there before. A new id the server cannot read (not
+      there at all, or not a commit for a branch) is no push to let through:
+      :class:`CannotWorkHere`, never judged as changing nothing;
     - for a ref that moves, every path whose content differs between its old
       tip and its new one and that no new commit of that ref already accounts
       for: a rewind, a reset, a force-push to an unrelated commit, or history
       carried in from another branch of the server, blamed on :data:`UPDATE`;
-    - a new branch, against the server's HEAD branch (what the destination
-      already has): a branch made again at an old commit is judged as a rewind;
-    - the deletion of the HEAD branch, as a move to nothing: every path it has.
+    - a new branch, against the server's destination
+      (:func:`~git_lacunari.repo.server_root`): a branch made again at an old
+      commit is judged as a rewind;
+    - the deletion of the destination, as a move to nothing: every path it
+      has; the deletion of another branch, as a rewind to the destination:
+      what its commits that the destination lacks changed
+      (``git diff $(git merge-base OLD DEST) OLD``), so that deleting and
+      making it again does no more than a refused force-push.
 
-    Other deletions, and new tags, change no branch anyone builds on."""
+    Tag deletions, and new tags, change no branch anyone builds on."""
+    from ..repo import server_root
+
     tips: list[tuple[str, str]] = []
     moves: list[tuple[str, str, str | None]] = []
-    head = _head_branch(repo)
+    root = server_root(repo)
+    base = root.commit if root is not None else None
     for ref in refs:
         old = None if is_zero(ref.old) else _peeled(repo, ref.old)
+        branch = ref.ref.startswith("refs/heads/")
+        if not is_zero(ref.old) and old is None and (branch or not _present(repo, ref.old)):
+            raise _unreadable(ref, ref.old)
         if is_zero(ref.new):  # a deletion pushes no commit
-            if head is not None and ref.ref == head[0] and old is not None:
+            if old is None or not branch:
+                continue
+            if root is not None and ref.ref == root.ref:
                 moves.append((ref.ref, old, None))
+            else:
+                moves.append((ref.ref, old, _merge_base(repo, old, base)))
             continue
         tip = _peeled(repo, ref.new)
-        if tip is None:  # a tag of a tree or a blob: no commits
-            continue
+        if tip is None:
+            if branch or not _present(repo, ref.new):
+                raise _unreadable(ref, ref.new)
+            continue  # a tag of a tree or a blob: no commits
         tips.append((ref.ref, tip))
-        new_branch = is_zero(ref.old) and ref.ref.startswith("refs/heads/")
-        if new_branch and head is not None and head[0] != ref.ref:
-            old = head[1]  # judged against the server's HEAD branch
+        if is_zero(ref.old) and branch and (root is None or root.ref != ref.ref):
+            old = base  # judged against the server's destination
         if old is not None and old != tip:
             moves.append((ref.ref, old, tip))
     plan = plan_of(repo, tips, ["--all"])
@@ -447,6 +460,28 @@ def receive_plan(repo: Repo, refs: Sequence[ReceivedRef]) -> Plan:
         if rest:
             plan.append((ref_name, UPDATE, rest))
     return plan
+
+
+def _present(repo: Repo, oid: str) -> bool:
+    """An object of any kind the server can read."""
+    try:
+        git("cat-file", "-e", oid, cwd=repo.toplevel)
+        return True
+    except CannotWorkHere:
+        return False
+
+
+def _merge_base(repo: Repo, old: str, base: str | None) -> str | None:
+    """Where a deleted branch forked from the destination (None: no
+    destination, or unrelated histories: every path it has is its own)."""
+    if base is None:
+        return None
+    try:
+        out = git("merge-base", old, base, cwd=repo.toplevel)
+    except CannotWorkHere:  # no common ancestor
+        return None
+    found = out.decode().split()
+    return found[0] if found else None
 
 
 def tree_paths(repo: Repo, commit: str) -> list[str]:

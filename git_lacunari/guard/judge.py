@@ -17,7 +17,7 @@ from ..board import Board
 from ..errors import BoardUnreachable, CannotWorkHere, InvalidInput, LacError
 from ..identity import Identity
 from ..model import Conflict
-from ..repo import Repo, discover_git_dir, git
+from ..repo import Repo, discover_git_dir
 from ..session import Session
 from .changes import (
     Plan,
@@ -254,8 +254,8 @@ def open_server_board(repo: Repo, pusher: Pusher) -> Board:
 def server_board(repo: Repo) -> BoardChoice:
     """Which board judges a push: :func:`~git_lacunari.front_door.resolve_board`
     as it stands before the push (``lac.board`` of the server's own config,
-    the URL's search_path, the ``.lacconfig`` at the server's HEAD, its root
-    commit). A server that guards must say where its board is: fail closed."""
+    the URL's search_path, the ``.lacconfig`` on the server's destination
+    branch, its root commit). A server that guards must say where its board is: fail closed."""
     from ..front_door import resolve_board
 
     url = repo.get("lac.url")
@@ -272,41 +272,44 @@ def check_board_kept(repo: Repo, refs: list[ReceivedRef]) -> None:
     """A push may not choose the board that judges the pushes after it.
 
     When the server's own config does not name its board (``lac.board``, or a
-    URL that sets its search_path), the board comes from its HEAD branch: the
-    ``.lacconfig`` committed there, else its root commit. A push that would
-    change that answer (a new ``.lacconfig``, a history with another root) is
-    refused: the server's administrator names the board first."""
+    URL that sets its search_path), the board comes from its destination
+    branch (:func:`~git_lacunari.repo.server_root`): the ``.lacconfig``
+    committed there, else its root commit. A push that would change that
+    answer (a new ``.lacconfig``, a history with another root, a push that
+    makes another branch the destination) is refused: the server's
+    administrator names the board first."""
     from ..errors import BoardUnknown
     from ..front_door import default_board, resolve_board
+    from ..repo import server_root
     from ..store import is_postgres_url
 
     url = repo.get("lac.url")
     if not (url and is_postgres_url(url)) or repo.get("lac.board"):
         return
-    try:
-        head_ref = git("symbolic-ref", "-q", "HEAD", cwd=repo.toplevel).decode().strip()
-    except CannotWorkHere:  # a detached HEAD: no branch decides
+    before = server_root(repo)
+    moved = {r.ref: None if is_zero(r.new) else r.new for r in refs}
+    after = server_root(repo, moved)
+    if after is None or after.commit is None:  # nothing left to name a board: refused below
         return
-    for ref in refs:
-        if ref.ref != head_ref or is_zero(ref.new):
-            continue
-        try:
-            current = resolve_board(repo, url=url)
-        except BoardUnknown:
-            return  # judged as unknown (refused) by the guard itself
-        if current.board is None:  # the URL's search_path chooses: no push can change it
-            return
-        try:
-            after, _ = default_board(repo, ref.new)
-        except (BoardUnknown, CannotWorkHere):
-            after = None
-        if after != current.board:
-            raise InvalidInput(
-                f"this push changes which board guards this repository ({current.board} -> "
-                f"{after or 'none'}, from {ref.ref}'s .lacconfig or root commit), and a push "
-                "may not choose its own judge: the server's administrator sets "
-                "`git config lac.board NAME` in the server repository first"
-            )
+    if before is not None and (after.ref, after.commit) == (before.ref, before.commit):
+        return
+    try:
+        current = resolve_board(repo, url=url)
+    except BoardUnknown:
+        return  # judged as unknown (refused) by the guard itself
+    if current.board is None:  # the URL's search_path chooses: no push can change it
+        return
+    try:
+        chosen, _ = default_board(repo, after.commit)
+    except (BoardUnknown, CannotWorkHere):
+        chosen = None
+    if chosen != current.board:
+        raise InvalidInput(
+            f"this push changes which board guards this repository ({current.board} -> "
+            f"{chosen or 'none'}, from {after.ref}'s .lacconfig or root commit), and a push "
+            "may not choose its own judge: the server's administrator sets "
+            "`git config lac.board NAME` in the server repository first"
+        )
 
 
 def judge_receive(
@@ -318,8 +321,8 @@ def judge_receive(
     """Judge a whole push as the server receives it."""
     refs = parse_receive_lines(stdin_text)  # every line first: one refusal rejects them all
     pusher = server_pusher(repo, env)
+    plan = receive_plan(repo, refs)  # an id it cannot read: refused before anything else
     check_board_kept(repo, refs)
-    plan = receive_plan(repo, refs)
     changed = sorted({p for _, _, ps in plan for p in ps})
     if not changed:
         return Verdict("pre-receive", Decision.ALLOWED, pusher=pusher)

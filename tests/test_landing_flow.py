@@ -618,7 +618,8 @@ def test_claim_next_passes_over_a_task_that_meets_a_busy_path(busy: None, lac: L
     got = lac("claim", "--next", "--as", "dana", "--json")
     assert got.code == 0, got.err
     assert got.json["task"]["id"] == 3
-    assert got.json["passed_over"] == [{"task": 2, "meets": ["core/auth.py"]}]
+    assert got.json["passed_over"] == [{"task": 2, "meets": ["core/auth.py"], "landing": []}]
+    assert got.json["start_from"] == []
     said = lac("claim", "--next", "--as", "fred")  # only #2 is left: taken, not refused
     assert said.code == 0 and "claimed: task #2" in said.out
 
@@ -638,3 +639,85 @@ def test_claim_next_shows_why_it_passed_over(busy: None, lac: Lac, repo: Path) -
     git(repo, "config", "lac.next.avoid", "sometimes")
     bad = lac("claim", "--next", "--as", "fred")
     assert bad.code == 2 and "lac.next.avoid 'sometimes'" in bad.err
+
+
+# --- ... and away from the claimer's own work that has not landed ---------------
+
+
+def test_claim_next_steers_away_from_its_own_landing_work(landing: str, lac: Lac) -> None:
+    """dana's landing #1 changed core/auth.py: her own lock does not refuse
+    her, but a task on that file would start from a main line without her
+    change. claim --next passes it over, as it does others' live work."""
+    assert lac("task", "add", "auth again", "--write", "core/auth.py", "--priority", "5").code == 0
+    assert lac("task", "add", "lib", "--write", "lib/x.py").code == 0
+    got = lac("claim", "--next", "--as", "dana", "--json")
+    assert got.code == 0, got.err
+    assert got.json["task"]["id"] == 3
+    assert got.json["passed_over"] == [{"task": 2, "meets": ["core/auth.py"], "landing": [1]}]
+    assert got.json["start_from"] == []
+    assert lac("release", "3", "--as", "dana").code == 0
+    said = lac("claim", "--next", "--as", "dana")
+    assert (
+        "passed over #2: its paths meet core/auth.py, which your landing #1 changed "
+        "(not landed yet)" in said.out
+    ), said.out
+
+
+def test_claim_next_names_its_own_landing_line_to_start_from(
+    landing: str, lac: Lac, repo: Path
+) -> None:
+    """When the task must touch what her landing work changed, the claim
+    says to start from that line: branch and tip, also with strict (her
+    own work is no conflict once it is in her base)."""
+    git(repo, "config", "lac.next.avoid", "strict")
+    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    got = lac("claim", "--next", "--as", "dana", "--json")
+    assert got.code == 0, got.err
+    assert got.json["task"]["id"] == 2
+    assert got.json["passed_over"] == []
+    assert got.json["start_from"] == [{"task": 1, "branch": "feat", "tip": landing}]
+    assert lac("release", "2", "--as", "dana").code == 0
+    said = lac("claim", "--next", "--as", "dana")
+    assert f"start from your landing #1: branch feat at {landing[:12]}" in said.out, said.out
+    # Another agent is refused it: dana's landing lock on core/auth.py holds.
+    assert lac("release", "2", "--as", "dana").code == 0
+    assert lac("claim", "--next", "--as", "erin").code == 1
+
+
+def test_claim_next_sees_undeclared_files_of_its_own_landing_line(
+    landing: str, lac: Lac, repo: Path
+) -> None:
+    """A file the landing line changed without declaring it (a commit made
+    after done moves its tip) steers too; once the line lands, nothing."""
+    newer = work(repo, "feat", "docs/notes.md", "dana's notes\n")
+    assert lac("show", "1", "--json").json["task"]["tip"] == newer
+    assert lac("task", "add", "notes", "--write", "docs/notes.md", "--priority", "5").code == 0
+    assert lac("task", "add", "lib", "--write", "lib/x.py").code == 0
+    got = lac("claim", "--next", "--as", "dana", "--json")
+    assert got.json["task"]["id"] == 3, got.out
+    assert got.json["passed_over"] == [{"task": 2, "meets": ["docs/notes.md"], "landing": [1]}]
+    assert lac("release", "3", "--as", "dana").code == 0
+    git(repo, "push", "-q", "--no-verify", "origin", "feat:main")
+    assert [x["task"] for x in lac("sweep", "--json").json["landed"]] == [1]
+    after = lac("claim", "--next", "--as", "dana", "--json")
+    assert after.json["task"]["id"] == 2 and after.json["passed_over"] == []
+    assert after.json["start_from"] == []
+
+
+def test_others_live_work_outranks_its_own_landing_work(landing: str, lac: Lac, repo: Path) -> None:
+    """Every task meets busy paths: one that meets only dana's own landing
+    line (curable: she starts from it) is taken before one that meets
+    erin's live line, whatever their priorities."""
+    git(repo, "checkout", "-q", "-b", "erin-line", "main")
+    assert lac("task", "add", "erin's", "--write", "docs/").code == 0
+    assert lac("claim", "2", "--as", "erin").code == 0
+    work(repo, "erin-line", "lib/y.py", "erin's\n", agent="erin")
+    assert lac("heartbeat", "--as", "erin").code == 0
+    git(repo, "checkout", "-q", "main")
+    assert lac("task", "add", "y", "--write", "lib/y.py", "--priority", "5").code == 0
+    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    got = lac("claim", "--next", "--as", "dana", "--json")
+    assert got.code == 0, got.err
+    assert got.json["task"]["id"] == 4
+    assert got.json["passed_over"] == [{"task": 3, "meets": ["lib/y.py"], "landing": []}]
+    assert [s["task"] for s in got.json["start_from"]] == [1]

@@ -641,73 +641,56 @@ def test_claim_next_shows_why_it_passed_over(busy: None, lac: Lac, repo: Path) -
     assert bad.code == 2 and "lac.next.avoid 'sometimes'" in bad.err
 
 
-# --- ... and away from the claimer's own work that has not landed ---------------
-
-
-def test_claim_next_steers_away_from_its_own_landing_work(landing: str, lac: Lac) -> None:
-    """dana's landing #1 changed core/auth.py: her own lock does not refuse
-    her, but a task on that file would start from a main line without her
-    change. claim --next passes it over, as it does others' live work."""
-    assert lac("task", "add", "auth again", "--write", "core/auth.py", "--priority", "5").code == 0
-    assert lac("task", "add", "lib", "--write", "lib/x.py").code == 0
-    got = lac("claim", "--next", "--as", "dana", "--json")
-    assert got.code == 0, got.err
-    assert got.json["task"]["id"] == 3
-    assert got.json["passed_over"] == [{"task": 2, "meets": ["core/auth.py"], "landing": [1]}]
-    assert got.json["start_from"] == []
-    assert lac("release", "3", "--as", "dana").code == 0
-    said = lac("claim", "--next", "--as", "dana")
-    assert (
-        "passed over #2: its paths meet core/auth.py, which your landing #1 changed "
-        "(not landed yet)" in said.out
-    ), said.out
+# --- ... and its own work that has not landed: start from it ---------------------
 
 
 def test_claim_next_names_its_own_landing_line_to_start_from(
     landing: str, lac: Lac, repo: Path
 ) -> None:
-    """When the task must touch what her landing work changed, the claim
-    says to start from that line: branch and tip, also with strict (her
-    own work is no conflict once it is in her base)."""
-    git(repo, "config", "lac.next.avoid", "strict")
-    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    """dana's landing #1 changed core/auth.py; her own lock does not refuse
+    her, and erin's refuses everyone else. Started from main, a task on that
+    file would lack her change and conflict: the claim names her landing
+    line to start from (branch and tip); from there her work is in its base.
+    It is taken in the board's order, also with strict."""
+    assert lac("task", "add", "auth again", "--write", "core/auth.py", "--priority", "5").code == 0
+    assert lac("task", "add", "lib", "--write", "lib/x.py").code == 0
     got = lac("claim", "--next", "--as", "dana", "--json")
     assert got.code == 0, got.err
     assert got.json["task"]["id"] == 2
     assert got.json["passed_over"] == []
     assert got.json["start_from"] == [{"task": 1, "branch": "feat", "tip": landing}]
     assert lac("release", "2", "--as", "dana").code == 0
+    git(repo, "config", "lac.next.avoid", "strict")
     said = lac("claim", "--next", "--as", "dana")
+    assert said.code == 0 and "claimed: task #2" in said.out, said.out
     assert f"start from your landing #1: branch feat at {landing[:12]}" in said.out, said.out
-    # Another agent is refused it: dana's landing lock on core/auth.py holds.
-    assert lac("release", "2", "--as", "dana").code == 0
-    assert lac("claim", "--next", "--as", "erin").code == 1
+    # A task that meets nothing of hers says nothing of the kind.
+    other = lac("claim", "--next", "--as", "dana", "--json")
+    assert other.json["task"]["id"] == 3 and other.json["start_from"] == []
 
 
 def test_claim_next_sees_undeclared_files_of_its_own_landing_line(
     landing: str, lac: Lac, repo: Path
 ) -> None:
     """A file the landing line changed without declaring it (a commit made
-    after done moves its tip) steers too; once the line lands, nothing."""
+    after done moves its tip) names the line too; once it lands, nothing."""
     newer = work(repo, "feat", "docs/notes.md", "dana's notes\n")
     assert lac("show", "1", "--json").json["task"]["tip"] == newer
-    assert lac("task", "add", "notes", "--write", "docs/notes.md", "--priority", "5").code == 0
-    assert lac("task", "add", "lib", "--write", "lib/x.py").code == 0
+    assert lac("task", "add", "notes", "--write", "docs/notes.md").code == 0
     got = lac("claim", "--next", "--as", "dana", "--json")
-    assert got.json["task"]["id"] == 3, got.out
-    assert got.json["passed_over"] == [{"task": 2, "meets": ["docs/notes.md"], "landing": [1]}]
-    assert lac("release", "3", "--as", "dana").code == 0
+    assert got.json["task"]["id"] == 2, got.out
+    assert got.json["start_from"] == [{"task": 1, "branch": "feat", "tip": newer}]
+    assert lac("release", "2", "--as", "dana").code == 0
     git(repo, "push", "-q", "--no-verify", "origin", "feat:main")
     assert [x["task"] for x in lac("sweep", "--json").json["landed"]] == [1]
     after = lac("claim", "--next", "--as", "dana", "--json")
-    assert after.json["task"]["id"] == 2 and after.json["passed_over"] == []
-    assert after.json["start_from"] == []
+    assert after.json["task"]["id"] == 2 and after.json["start_from"] == []
 
 
-def test_others_live_work_outranks_its_own_landing_work(landing: str, lac: Lac, repo: Path) -> None:
-    """Every task meets busy paths: one that meets only dana's own landing
-    line (curable: she starts from it) is taken before one that meets
-    erin's live line, whatever their priorities."""
+def test_others_live_work_is_passed_over_for_its_own(landing: str, lac: Lac, repo: Path) -> None:
+    """A task that meets erin's live line is passed over, saying so, for one
+    that meets only dana's own landing line (she starts from it), whatever
+    their priorities. erin's own line in work does not steer erin."""
     git(repo, "checkout", "-q", "-b", "erin-line", "main")
     assert lac("task", "add", "erin's", "--write", "docs/").code == 0
     assert lac("claim", "2", "--as", "erin").code == 0
@@ -715,9 +698,17 @@ def test_others_live_work_outranks_its_own_landing_work(landing: str, lac: Lac, 
     assert lac("heartbeat", "--as", "erin").code == 0
     git(repo, "checkout", "-q", "main")
     assert lac("task", "add", "y", "--write", "lib/y.py", "--priority", "5").code == 0
-    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    assert lac("task", "add", "util", "--write", "core/util.py", "--priority", "3").code == 0
+    work(repo, "feat", "core/util.py", "dana's util\n")  # her landing line, undeclared
+    git(repo, "checkout", "-q", "main")
     got = lac("claim", "--next", "--as", "dana", "--json")
     assert got.code == 0, got.err
     assert got.json["task"]["id"] == 4
     assert got.json["passed_over"] == [{"task": 3, "meets": ["lib/y.py"], "landing": []}]
     assert [s["task"] for s in got.json["start_from"]] == [1]
+    assert lac("release", "4", "--as", "dana").code == 0
+    said = lac("claim", "--next", "--as", "dana")
+    assert "passed over #3: its paths meet lib/y.py, which other live claims change" in said.out
+    # #4 is dana's again; #3 meets only erin's own line, in work: hers.
+    hers = lac("claim", "--next", "--as", "erin", "--json")
+    assert hers.json["task"]["id"] == 3 and hers.json["start_from"] == []

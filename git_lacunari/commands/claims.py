@@ -93,10 +93,9 @@ def claim(
             for m in got.passed_over
         )
         + "".join(
-            f"\n  start from your landing #{line.task}: "
-            + (f"branch {shown(line.branch)} at " if line.branch else "")
-            + f"{(line.tip or '')[:12]} (its work is not in the destination yet; "
-            "from there this task's work does not conflict with it)"
+            f"\n  start from your landing #{line.task}"
+            + (f", branch {shown(line.branch)}" if line.branch else "")
+            + f" at {(line.tip or '?')[:12]}: its work is not in the destination yet"
             for line in got.start_from
         ),
     )

@@ -1,7 +1,16 @@
 """A fleet with and without locks that last until the work lands, in one run.
 
     python bench/landing.py [--agents 8] [--backlog 40] [--ticks 2000] [--seeds 5]
-                            [--first-seed 0] [--no-union] [--bundle PATH]
+                            [--first-seed 0] [--no-union] [--bundle PATH] [--board]
+
+``--board`` runs the fleet on a real board (SQLite, in a temporary
+directory): every task added to it, every claim its ``claim_next`` (given
+what ``landing.steering_facts`` would give it), its locks refusing, ``done``
+(``--now``, or ``land`` with a made-up tip) and the landing settled through
+it. The arms it has no switch for (avoid-own*, refuse*) are left out. Its
+figures are the model's, to the digit (the model's lock rule is the
+board's); only "passed" differs: the board counts a task passed over for
+busy paths before it asks whether its locks are free.
 
 A model of the policy, not of the board's speed: time is in ticks, and every
 arm below runs on the same seeds, so on the same stream of tasks with the
@@ -93,6 +102,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from git_lacunari.rules import Meeting, OwnLine, steer
 
@@ -201,6 +211,56 @@ class Run:
     blind: int = 0  # conflicts only on files the task did not declare
 
 
+class RealBoard:
+    """A real board (SQLite, in a temporary directory) the fleet claims on:
+    one Board per agent, a task added as it enters the backlog (so its id is
+    its serial), claimed with claim_next given what steering_facts would
+    give, done --now or landing (a made-up tip; nothing reads it), settled
+    when the model lands it."""
+
+    def __init__(self, where: Path, agents: int) -> None:
+        from git_lacunari.board import Board
+        from git_lacunari.identity import Identity
+        from git_lacunari.store import open_store
+
+        self.store = open_store(None, where, create=True)
+        self.boards = [
+            Board(self.store, Identity(f"agent{n}", "bench", (), "bench")) for n in range(agents)
+        ]
+        self.landing: dict[int, Any] = {}
+
+    def add(self, task: Task) -> None:
+        made = self.boards[0].add_task(f"task {task.serial}", writes=[task.declared])
+        assert made.id == task.serial, (made.id, task.serial)
+
+    def claim_next(
+        self, agent: int, busy: list[str], own: list[OwnLine], *, strict: bool
+    ) -> tuple[int, list[int], bool] | None:
+        from git_lacunari.errors import NotFound
+
+        try:
+            got = self.boards[agent].claim_next(busy=busy, own=own, strict=strict)
+        except NotFound:
+            return None
+        return got.task.id, [line.task for line in got.start_from], bool(got.passed_over)
+
+    def done(self, task: Task, *, kept: bool) -> None:
+        board = self.boards[task.agent]
+        if kept:
+            self.landing[task.serial] = board.land(
+                task.serial, branch=None, tip=f"{task.serial:040x}"
+            )
+        else:
+            board.done(task.serial)
+
+    def landed(self, task: Task) -> None:
+        settled = self.boards[task.agent].settle_landed(self.landing.pop(task.serial), "merged")
+        assert settled is not None, task.serial
+
+    def close(self) -> None:
+        self.store.close()
+
+
 def simulate(
     sets: list[list[str]],
     arm: Arm,
@@ -210,9 +270,16 @@ def simulate(
     ticks: int,
     seed: int,
     union: bool,
+    board: RealBoard | None = None,
 ) -> Run:
+    """One arm on one seed. ``board``: claims, locks, done and landing go
+    through a real board (its claim_next, its lock rule); else the model's
+    own lock rule and rules.steer directly."""
     tasks = stream(sets, seed)
     ready = [next(tasks) for _ in range(backlog)]
+    if board is not None:
+        for task in ready:
+            board.add(task)
     live: list[Task] = []  # claimed, not landed
     working: set[int] = set()  # agents busy
     # file -> the lines that landed it lately: (tick, serial, what it stacked on)
@@ -227,9 +294,13 @@ def simulate(
             if task.done < 0 and tick >= task.claimed + task.work:
                 task.done = tick
                 working.discard(task.agent)
+                if board is not None:
+                    board.done(task, kept=arm.kept)
             if task.done >= 0 and tick >= task.done + task.wait:
                 live.remove(task)
                 run.landed += 1
+                if board is not None and arm.kept:
+                    board.landed(task)
                 mine = [f for f in task.files if merges(f)]
                 met = [
                     f
@@ -266,30 +337,39 @@ def simulate(
             )
             mine = [t for t in holding if t.agent == agent and t.done >= 0]
             own = [OwnLine(t.serial, None, None, tuple(t.files)) for t in mine]
-            claimable = [t for t in ready if t.declared not in locked]
-            by_serial = {t.serial: t for t in claimable}
-            passed: list[Meeting] = []
-            # claim --next's order, the board's own code (rules.steer).
-            steering = steer(
-                ((t.serial, [t.declared]) for t in claimable),
-                busy if arm.avoid != "off" else (),
-                own if arm.avoid != "off" and arm.own in ("steer", "avoid") else (),
-                passed,
-                strict=arm.avoid == "strict",
-                avoid_own=arm.own == "avoid",
-            )
-            chosen = next(steering, None)
+            busy = busy if arm.avoid != "off" else []
+            own = own if arm.avoid != "off" and arm.own in ("steer", "avoid") else []
+            chosen: tuple[int, list[int], bool] | None
+            if board is not None:  # the board's claim --next, its locks
+                chosen = board.claim_next(agent, busy, own, strict=arm.avoid == "strict")
+            else:  # the model's lock rule, claim --next's order (rules.steer)
+                claimable = [t for t in ready if t.declared not in locked]
+                passed: list[Meeting] = []
+                steering = steer(
+                    ((t.serial, [t.declared]) for t in claimable),
+                    busy,
+                    own,
+                    passed,
+                    strict=arm.avoid == "strict",
+                    avoid_own=arm.own == "avoid",
+                )
+                got = next(steering, None)
+                chosen = (
+                    None if got is None else (got[0], got[1].mine if got[1] else [], bool(passed))
+                )
             if chosen is None:
                 run.idle += 1
                 continue
-            if passed:
-                run.passed_over += 1
-            pick = by_serial[chosen[0]]
+            serial, start_from, passed_any = chosen
+            run.passed_over += passed_any
+            pick = next(t for t in ready if t.serial == serial)
             ready.remove(pick)
             ready.append(next(tasks))
+            if board is not None:
+                board.add(ready[-1])
             pick.claimed, pick.agent = tick, agent
-            if arm.own in ("steer", "avoid") and chosen[1] is not None:  # as the claim says
-                pick.stacked = frozenset(chosen[1].mine)
+            if arm.own in ("steer", "avoid"):  # as the claim says (start_from)
+                pick.stacked = frozenset(start_from)
             elif arm.own == "stack":  # what-if: from every own landing line
                 pick.stacked = frozenset(t.serial for t in live if t.agent == agent)
             live.append(pick)
@@ -307,7 +387,14 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--no-union", action="store_true", help="changelogs conflict too")
     parser.add_argument("--bundle", type=Path, default=BUNDLE)
+    parser.add_argument(
+        "--board",
+        action="store_true",
+        help="claim, lock, land on a real SQLite board (its claim_next); arms it has no "
+        "switch for (avoid-own*, refuse*) are left out",
+    )
     args = parser.parse_args()
+    arms = [a for a in ARMS if not args.board or a.own not in ("avoid", "refuse")]
     sets, commits = co_change(args.bundle)
     union = not args.no_union
     touched = sum(1 for s in sets if any(UNION.search(f) for f in s))
@@ -319,7 +406,8 @@ def main() -> None:
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     print(
         f"fleet: {args.agents} agents, backlog {args.backlog}, {args.ticks} ticks, "
-        f"seeds {seeds.start}-{seeds.stop - 1} (medians)"
+        f"seeds {seeds.start}-{seeds.stop - 1} (medians), "
+        + ("on a real board (SQLite)" if args.board else "the model's lock rule")
     )
     print(
         f"{'arm':<14} {'locks':<7} {'next':<7} {'own':<7} {'conflicts/100':>13} "
@@ -327,19 +415,26 @@ def main() -> None:
     )
     # per seed: conflicts/100, throughput, conflicts/100 on undeclared files only
     rows: dict[str, list[tuple[float, float, float]]] = {}
-    for arm in ARMS:
+    for arm in arms:
         idle, passed, blind = [], [], []
         rows[arm.name] = []
         for seed in seeds:
-            run = simulate(
-                sets,
-                arm,
-                agents=args.agents,
-                backlog=args.backlog,
-                ticks=args.ticks,
-                seed=seed,
-                union=union,
-            )
+            with tempfile.TemporaryDirectory() as where:
+                board = RealBoard(Path(where), args.agents) if args.board else None
+                try:
+                    run = simulate(
+                        sets,
+                        arm,
+                        agents=args.agents,
+                        backlog=args.backlog,
+                        ticks=args.ticks,
+                        seed=seed,
+                        union=union,
+                        board=board,
+                    )
+                finally:
+                    if board is not None:
+                        board.close()
             landed = max(run.landed, 1)
             rows[arm.name].append(
                 (
@@ -406,6 +501,8 @@ def main() -> None:
         ("refuse*", "before"),
         ("stack*", "before"),
     ):
+        if arm not in rows:
+            continue
         cr, tr = versus(arm, base)
         print(f"{arm} vs {base}: conflicts reduced {cr:.1f}x, throughput {tr:.2f}x")
 

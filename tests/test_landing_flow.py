@@ -624,6 +624,16 @@ def test_claim_next_passes_over_a_task_that_meets_a_busy_path(busy: None, lac: L
     assert said.code == 0 and "claimed: task #2" in said.out
 
 
+def test_a_task_passed_over_is_one_it_could_have_taken(busy: None, lac: Lac) -> None:
+    """#4 meets erin's declared docs/ too, but her lock refuses it anyway:
+    not a better task passed over, and not said to be."""
+    assert lac("task", "add", "docs", "--write", "docs/x.md", "--priority", "9").code == 0
+    got = lac("claim", "--next", "--as", "dana", "--json")
+    assert got.code == 0, got.err
+    assert got.json["task"]["id"] == 3
+    assert [m["task"] for m in got.json["passed_over"]] == [2]
+
+
 def test_claim_next_strict_never_takes_one(busy: None, lac: Lac, repo: Path) -> None:
     git(repo, "config", "lac.next.avoid", "strict")
     assert lac("claim", "--next", "--as", "dana", "--json").json["task"]["id"] == 3

@@ -212,9 +212,11 @@ class Claims(Tasks):
         stale_after = self.claim_stale_after(stale_after)
         skipped: list[int] = []  # tried, or passed over: the candidates' query skips them
         passed: list[Meeting] = []  # passed over: their paths meet busy ones
-        declares: dict[int, bool] = {}  # has the candidate paths of its own?
 
         def candidates() -> Iterator[tuple[int, list[str]]]:
+            """The claimable tasks whose paths are free, in the board's
+            order, with their declared patterns: only these are steered
+            among, so a task passed over was one we could have taken."""
             while len(skipped) <= MAX_NEXT_SKIPS:
                 candidate = self.store.one(
                     "next_candidate", lane=lane, agent=self.agent, skip=json.dumps(skipped)
@@ -223,20 +225,19 @@ class Claims(Tasks):
                     return
                 task_id = int(candidate["id"])
                 skipped.append(task_id)
-                declares[task_id] = bool(candidate["has_paths"])
-                steered = (busy or own) and (declares[task_id] or extra)
-                specs = self._task_specs(task_id) + extra if steered else []
+                specs = (self._task_specs(task_id) if candidate["has_paths"] else []) + extra
+                if specs:
+                    # Held to the end of this transaction: what is free now
+                    # stays free until we claim.
+                    self._serialize_grants()
+                    if self._conflicts(specs):
+                        continue
                 yield task_id, [sp.pattern for sp in specs]
 
         with self.store.write():
             for task_id, met in steer(
                 candidates(), busy, own, passed, strict=strict, ignorecase=self.ignorecase
             ):
-                specs = (self._task_specs(task_id) if declares[task_id] else []) + extra
-                if specs:
-                    self._serialize_grants()
-                    if self._conflicts(specs):
-                        continue
                 row = self.store.one(
                     "claim",
                     task_id=task_id,

@@ -8,9 +8,8 @@ directory): every task added to it, every claim its ``claim_next`` (given
 what ``landing.steering_facts`` would give it), its locks refusing, ``done``
 (``--now``, or ``land`` with a made-up tip) and the landing settled through
 it. The arms it has no switch for (avoid-own*, refuse*) are left out. Its
-figures are the model's, to the digit (the model's lock rule is the
-board's); only "passed" differs: the board counts a task passed over for
-busy paths before it asks whether its locks are free.
+figures are the model's, to the digit, every column (the model's lock
+rule is the board's).
 
 A model of the policy, not of the board's speed: time is in ticks, and every
 arm below runs on the same seeds, so on the same stream of tasks with the

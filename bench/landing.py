@@ -354,7 +354,14 @@ def simulate(
                 )
                 got = next(steering, None)
                 chosen = (
-                    None if got is None else (got[0], got[1].mine if got[1] else [], bool(passed))
+                    None
+                    if got is None
+                    # passed over: those met other than the one taken (the claim's passed_over)
+                    else (
+                        got[0],
+                        got[1].mine if got[1] else [],
+                        any(m.task != got[0] for m in passed),
+                    )
                 )
             if chosen is None:
                 run.idle += 1

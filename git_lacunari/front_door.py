@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from .board import Board
     from .identity import Identity
     from .repo import Repo
@@ -41,12 +43,49 @@ class BoardChoice:
         return redact(self.url) if self.url else "the embedded board"
 
 
-def default_board(repo: Repo, rev: str = "HEAD") -> tuple[str, str]:
+def board_commits(repo: Repo) -> Iterator[str]:
+    """Where a clone reads the ``.lacconfig`` that names its PostgreSQL board
+    when nothing local names one, in order: HEAD, then the destination.
+
+    DESIGN. Every worktree and every branch of one clone must find the
+    clone's board, whatever commit it has checked out. HEAD speaks first (a
+    file committed there is this checkout's word, damaged or not); where
+    HEAD has no ``.lacconfig`` (a worktree at a commit older than it, an
+    orphan branch, a repository with no commit yet), the destination does:
+    ``lac.target``, else the remote's default branch (``origin/HEAD``,
+    ``origin/main``, ``origin/master``), else the local ``main`` or
+    ``master`` (:func:`~git_lacunari.landing.destination`), which is the
+    server's HEAD as last fetched; and the root commit named after is the
+    last one's (the destination's, else HEAD's). A server (a bare
+    repository) reads its HEAD alone. Nothing is cached, so nothing goes
+    stale: the answer moves exactly when HEAD or the destination does.
+    Lazy: the destination is looked up only when HEAD has no file.
+    """
+    yield "HEAD"
+    if repo.toplevel == repo.git_dir:  # a bare repository: a server, judged by its HEAD
+        return
+    from .errors import BoardUnknown, InvalidInput
+    from .landing import destination
+
+    try:
+        target = destination(repo)
+    except InvalidInput as exc:  # a lac.target naming no commit: said, never guessed around
+        raise BoardUnknown(f"which board is not known here: {exc.message}") from None
+    if target and target != "HEAD":
+        yield target
+
+
+def default_board(repo: Repo, rev: str | None = None) -> tuple[str, str]:
     """A PostgreSQL board's name when nothing local names one: the
-    ``lac.board`` of the ``.lacconfig`` committed at ``rev``, else
-    ``lac_<root commit>``; with its source. Raises :class:`BoardUnknown`
-    rather than guess: a shallow clone's boundary is not a root, and a
-    repository with no commit has none.
+    ``lac.board`` of the ``.lacconfig`` committed at ``rev`` (default: at
+    HEAD, else at the destination; :func:`board_commits` says why), else
+    ``lac_<the last one's root commit>``;
+    with its source. Raises :class:`BoardUnknown` rather than guess: a
+    shallow clone's boundary is not a root, a repository with no commit has
+    none, and a ``.lacconfig`` that is committed but cannot say which board
+    (unreadable, as in a partial clone whose remote cannot send it;
+    unparsable; no, empty, several or an invalid ``lac.board``) never lets
+    the root commit answer instead.
 
     Only ``lac.board`` is read from the committed file, never ``lac.url``: a
     URL says where to connect (and libpq may send a password there), and a
@@ -55,13 +94,18 @@ def default_board(repo: Repo, rev: str = "HEAD") -> tuple[str, str]:
     from .errors import BoardUnknown, InvalidInput
     from .store import validate_board
 
-    try:
-        shared = repo.committed_config("lac.board", rev, SHARED_FILE)
-    except ValueError as exc:  # a damaged file fails closed: never the root-commit default
-        raise BoardUnknown(
-            f"the {SHARED_FILE} committed at {rev} {exc}: fix it and commit it, "
-            "or name the board with `git config lac.board NAME`"
-        ) from None
+    revs = iter((rev,)) if rev is not None else board_commits(repo)
+    shared = None
+    for rev in revs:  # the last one read answers, or names the root
+        try:
+            shared = repo.committed_config("lac.board", rev, SHARED_FILE)
+        except ValueError as exc:  # a damaged file fails closed: never the root-commit default
+            raise BoardUnknown(
+                f"the {SHARED_FILE} committed at {rev} {exc}: fix it and commit it, "
+                "or name the board with `git config lac.board NAME`"
+            ) from None
+        if shared is not None:
+            break
     if shared is not None:
         try:
             if shared == "public":  # every database has one: never a project's by a file's word
@@ -79,7 +123,7 @@ def default_board(repo: Repo, rev: str = "HEAD") -> tuple[str, str]:
             f"lists them), commit a {SHARED_FILE} (`git lac init --share`), or "
             "`git fetch --unshallow`"
         )
-    root = repo.root_commit(rev)
+    root = repo.root_commit(rev or "HEAD")
     if root is None:
         raise BoardUnknown(
             "this repository has no commit yet, so no board is named after its root: "
@@ -89,7 +133,7 @@ def default_board(repo: Repo, rev: str = "HEAD") -> tuple[str, str]:
 
 
 def resolve_board(
-    repo: Repo, *, url: str | None = None, board: str | None = None, rev: str = "HEAD"
+    repo: Repo, *, url: str | None = None, board: str | None = None, rev: str | None = None
 ) -> BoardChoice:
     """Which board every door of ``repo`` uses: the one rule (README, "Which
     board"). ``url`` and ``board`` are what the caller was given (else
@@ -97,9 +141,11 @@ def resolve_board(
 
     1. ``lac.board`` (given, or git config: the repository's own word);
     2. the URL's own ``search_path``, if it sets one;
-    3. the ``lac.board`` of the ``.lacconfig`` committed at ``rev``;
-    4. ``lac_`` + the first 12 hex digits of the root commit, never in a
-       shallow clone; else :class:`BoardUnknown`.
+    3. the ``lac.board`` of the ``.lacconfig`` committed at ``rev`` (default:
+       HEAD, else the destination; :func:`board_commits` says why);
+    4. ``lac_`` + the first 12 hex digits of that commit's root, never in a
+       shallow clone, never when a committed ``.lacconfig`` cannot say; else
+       :class:`BoardUnknown`.
 
     Never ``public``, never a schema nobody named.
     """

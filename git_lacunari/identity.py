@@ -13,6 +13,7 @@ from .errors import InvalidInput
 from .paths import describe_char, unsafe_char
 from .repo import Repo
 
+NAME_MAX = 200
 NAME_OK = re.compile(r"^[^\x00-\x1f\x7f\s]{1,200}$")
 
 
@@ -47,7 +48,15 @@ def _defaulted(base: str) -> str:
     separators, bytes that were not UTF-8) becomes ``-``, alike, so that
     one odd character never stops every command."""
     marked = "".join("\0" if c.isspace() or unsafe_char(c) else c for c in base)
-    return re.sub("\0+", "-", marked) or "agent"
+    name = re.sub("\0+", "-", marked) or "agent"
+    if len(name) > NAME_MAX:
+        # Too long for a name: cut, and keep two long ones apart by a digest
+        # of the whole (a default is never refused, and never shared by chance).
+        import hashlib
+
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        name = f"{name[: NAME_MAX - 9]}~{digest}"
+    return name
 
 
 def parse_capabilities(text: str) -> tuple[str, ...]:

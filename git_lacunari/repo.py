@@ -107,12 +107,28 @@ class Repo:
         no value, none or several different ones raises :class:`ValueError`
         saying which (never a silent None that lets a default answer)."""
         spec = f"{rev}:{name}"
-        kind = subprocess.run(
-            ["git", "cat-file", "-t", spec], cwd=self.toplevel, capture_output=True, check=False
+        # Whether the file is there, from the tree alone: a partial clone
+        # (--filter=blob:none) has every tree but may lack the blob, and a blob
+        # it cannot fetch is a file that cannot be read, never an absent one.
+        entry = subprocess.run(
+            ["git", "ls-tree", "-z", "--full-tree", "--end-of-options", rev, "--", name],
+            cwd=self.toplevel,
+            capture_output=True,
+            check=False,
         )
-        if kind.returncode != 0:
+        if entry.returncode != 0:
+            is_commit = subprocess.run(
+                ["git", "rev-parse", "--verify", "-q", "--end-of-options", f"{rev}^{{commit}}"],
+                cwd=self.toplevel,
+                capture_output=True,
+                check=False,
+            )
+            if is_commit.returncode != 0:
+                return None  # no such commit (no commit yet)
+            raise ValueError(f"cannot be read (git cannot read the tree of {rev[:80]})")
+        if not entry.stdout:
             return None
-        if kind.stdout.strip() != b"blob":
+        if entry.stdout.partition(b"\t")[0].split()[1:2] != [b"blob"]:
             raise ValueError("is not a file")
         proc = subprocess.run(
             ["git", "config", "--no-includes", "--blob", spec, "--list", "-z"],

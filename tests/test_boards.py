@@ -68,6 +68,13 @@ def test_unrelated_repositories_get_independent_boards(
     listed = lac_inprocess(x, "boards", "--json").json
     assert {bx, by} <= set(listed["boards"]) and listed["current"] == bx
     assert f"* {bx}" in lac_inprocess(x, "boards").out
+    # One server, two boards: what people read names each one's board.
+    for where, board in ((x, bx), (y, by)):
+        assert f", board {board} (claims stale" in lac_inprocess(where, "status").out
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA "{by}" CASCADE')
+    gone = lac_inprocess(y, "tasks")
+    assert gone.code == 3 and f", board {by}: run `git lac init" in gone.err, gone.err
 
 
 def test_clones_of_one_project_share_its_board(

@@ -155,6 +155,24 @@ def test_a_default_from_user_email_turns_odd_characters_into_a_dash(repo: Path, 
     assert "da-na" in lac_inprocess(repo, "tasks").out
 
 
+def test_a_default_from_a_very_long_user_email_is_cut_and_kept_apart(repo: Path) -> None:
+    """A local part past the 200 characters a name may have is the user's
+    email, not a name they gave: cut, never refused, and two that differ only
+    past the cut stay two agents."""
+    names = []
+    for last in "ab":
+        git(repo, "config", "user.email", "d" * 300 + last + "@x")
+        who = lac_inprocess(repo, "--json", "whoami")
+        assert who.code == 0, who.err
+        names.append(who.json["agent"])
+    assert all(len(n) == 200 and n.startswith("d" * 191 + "~") for n in names), names
+    assert names[0] != names[1]
+    assert lac_inprocess(repo, "task", "add", "t").code == 0
+    claimed = lac_inprocess(repo, "--json", "claim", "1")
+    assert claimed.code == 0, claimed.err
+    assert claimed.json["task"]["owner"] == names[1]
+
+
 @pytest.mark.parametrize(
     "name", ["da\u200bna", "da\x1bna", "da\u202ena", "da\u2028na", "da\x85na", "da na", ""]
 )

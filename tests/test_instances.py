@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -126,6 +127,16 @@ def test_take_over_moves_the_claim_and_its_locks_on_the_record(
     assert moved[0]["detail"]["previous_instance"] == instance_of(discover(first)).id
     assert moved[0]["detail"]["previous_where"].endswith(":" + str(first))
     assert moved[0]["detail"]["instance"] == here
+    # Told as a move, naming where from (not "already yours").
+    again = lac_inprocess(first, "claim", "1", "--take-over", env=env)
+    assert again.code == 0, again.err
+    assert again.out.startswith(f"taken over here from {socket.gethostname()}:{second}"), again.out
+    taken = lac_inprocess(second, "claim", "1", "--take-over", "--json", env=env)
+    assert taken.code == 0 and taken.json["task"]["instance"] == here
+    # The place it left says where it is held now.
+    status = lac_inprocess(first, "status", env=env)
+    assert f"(held at {socket.gethostname()}:{second}, not here)" in status.out, status.out
+    assert "not here" not in lac_inprocess(second, "status", env=env).out
 
     # Now the first place is the other one.
     assert lac_inprocess(first, "heartbeat", "1", env=env).code == 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import signal
 import subprocess
@@ -352,6 +353,7 @@ SUCCESS: dict[str, Schema] = {
     # `git lac doctor`: one object per check; its facts differ per check.
     "doctor": success(checks=array(DOCTOR_CHECK)),
     "doctor unhealthy": unfinished(checks=array(DOCTOR_CHECK)),
+    "help": success(command=STR, help=STR),
     "hooks uninstall": success(hooks=array(HOOK_CHANGE)),
     # `hooks install|uninstall --agent NAME`: a harness's project settings (issue 23).
     "hooks install --agent": success(agents=array(obj(harness=STR, path=STR, action=STR))),
@@ -482,8 +484,11 @@ def commit(repo: Path, path: str, text: str) -> str:
 
 
 def test_every_command_json_matches_its_documented_shape(
-    lac: Lac, repo: Path, boards: Boards
+    lac: Lac, repo: Path, boards: Boards, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Installed as a user installs it: git-lac on PATH, so the hooks that
+    # `hooks install` writes here (in-process, argv[0] is pytest) can run it.
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + ":" + os.environ["PATH"])
     seen = Seen(lac)
     S = SUCCESS
     seen(S["init"], 0, "init")
@@ -632,6 +637,8 @@ def test_every_command_json_matches_its_documented_shape(
     seen(error("usage"), 2, "claim", "1", "--next")
     seen(error("usage"), 2, "frobnicate")
     seen(error("invalid_input"), 2, "tasks", "--state", "finished")
+    seen(S["help"], 0, "help", "task", "add")
+    seen(error("invalid_input"), 2, "help", "no-such-verb")
     seen(error("bad_path"), 2, "lock", "/etc/passwd")
 
     postgres_only = {"team enable", "team add", "team remove", "team list", "not_permitted"}

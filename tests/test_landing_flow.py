@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -30,7 +31,16 @@ def hooked(server: Path, repo: Path, board_url: str | None) -> None:
     installed = lac_process(server, "hooks", "install", "--server", "--json")
     assert installed.code == 0, installed.err
     assert [h["hook"] for h in installed.json["hooks"]] == ["pre-receive", "post-receive"]
-    git(server, "config", "lac.url", board_url or f"sqlite://{repo / '.git/lacunari/board.db'}")
+    if board_url is None:
+        git(server, "config", "lac.url", f"sqlite://{repo / '.git/lacunari/board.db'}")
+        return
+    # A PostgreSQL server set up as the README says: the server's URL, and the
+    # board named by lac.board (not by a search_path in the URL).
+    url, _, query = board_url.partition("?")
+    schema = unquote(query).rpartition("search_path=")[2]
+    assert schema.startswith("lac_t_") and "&" not in query, board_url
+    git(server, "config", "lac.url", url)
+    git(server, "config", "lac.board", schema)
 
 
 def work(repo: Path, branch: str, path: str, text: str, *, agent: str = "dana") -> str:

@@ -193,3 +193,18 @@ def test_man_page_description_is_filled_paragraphs() -> None:
         assert indents == {7}, f"ragged lines in DESCRIPTION:\n{paragraph}"
         # Filled: no short stray line before the last one of a paragraph.
         assert all(len(line.strip()) > 40 for line in lines[:-1]), paragraph
+
+
+def test_every_error_kind_is_documented() -> None:
+    """Each error kind a caller can meet in ``--json`` is in the README's list."""
+    from git_lacunari import errors
+
+    kinds = {
+        cls.kind
+        for cls in vars(errors).values()
+        if isinstance(cls, type) and issubclass(cls, errors.LacError) and "kind" in vars(cls)
+    }
+    assert {"board_unknown", "board_unreachable", "invalid_input"} <= kinds
+    text = README.read_text()
+    documented = {k for k in kinds if f"`{k}`" in text}
+    assert kinds - documented - {"error", "refused"} == set(), "error kinds missing from README"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Iterator, Sequence
@@ -66,6 +67,8 @@ class Claim:
     # the claimer's own landing lines the task taken meets, to start from.
     passed_over: list[Meeting] = field(default_factory=list)
     start_from: list[OwnLine] = field(default_factory=list)
+    # --take-over: where the claim was held before it moved here.
+    taken_from: str | None = None
 
 
 class Claims(Tasks):
@@ -108,7 +111,9 @@ class Claims(Tasks):
             if current["instance"] != self.instance:
                 if not take_over:
                     raise self._why_not_claimable(task_id)
-                current = self._take_over(task_id, current.get("instance"))
+                current, was = self._take_over(task_id, current.get("instance"))
+                claim = self._finish_claim({**current, "has_paths": True}, extra, again=True)
+                return dataclasses.replace(claim, taken_from=was)
             else:
                 # Our own claim, here: claiming it again is a harmless retry.
                 self.store.run(
@@ -119,8 +124,9 @@ class Claims(Tasks):
                 )
             return self._finish_claim({**current, "has_paths": True}, extra, again=True)
 
-    def _take_over(self, task_id: int, previous: str | None) -> dict[str, Any]:
-        """Move our agent's claim of ``task_id`` and its locks to this instance."""
+    def _take_over(self, task_id: int, previous: str | None) -> tuple[dict[str, Any], str]:
+        """Move our agent's claim of ``task_id`` and its locks to this instance;
+        the claim, and where it was held (host:path)."""
         was = self.where_of(previous)
         row = self.store.one("take_over", task_id=task_id, agent=self.agent, instance=self.instance)
         if row is None:
@@ -134,7 +140,7 @@ class Claims(Tasks):
             instance=self.instance,
             where=self.identity.instance_where,
         )
-        return dict(row)
+        return dict(row), was
 
     def _finish_claim(self, row: dict[str, Any], extra: list[PathSpec], again: bool) -> Claim:
         """Take the claimed task's path locks (or raise, rolling the claim back)."""

@@ -75,8 +75,10 @@ def init(
     if chosen is not None:
         session.repo.set_config("lac.board", chosen)
     shared = _share(session, chosen) if share and chosen is not None else None
+    # A URL, as given; on PostgreSQL with the board's name (one server, many boards).
+    at = board.store.where if board.store.dialect == "postgres" else redact(board.store.url)
     human = (
-        f"board ready: {redact(board.store.url)} (schema version {version}, claims stale after "
+        f"board ready: {at} (schema version {version}, claims stale after "
         f"{format_duration(board.default_stale_after())})"
     )
     if shared is not None:

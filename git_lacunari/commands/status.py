@@ -75,7 +75,10 @@ def status(session: Session) -> Result:
         "schema_version": board.store.schema_version(),
         "stale_after": default,
     }
-    text = status_text(ident, board.instance, info, installed, claims, held, now, told)
+    elsewhere = {
+        t.id: board.where_of(t.instance) for t, _, _ in claims if t.instance != board.instance
+    }
+    text = status_text(ident, board.instance, info, installed, claims, held, now, told, elsewhere)
     return Result(
         {
             "agent": ident.name,

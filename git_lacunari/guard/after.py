@@ -70,7 +70,7 @@ def commit_msg(session: Session, message_file: str) -> Result:
         return Result(body)
     try:
         require_existing_board(repo, repo.get("lac.url"))
-    except NoBoard:
+    except (NoBoard, LacError):  # none here, or one in trouble the pre-commit guard spoke of
         return Result(body)
     try:
         if not _has_words(repo, Path(message_file)):
@@ -121,6 +121,7 @@ def post_receive(stdin_text: str, env: dict[str, str] | None = None) -> Result:
     """Settle the landing claims a push to the destination has landed."""
     from ..front_door import open_board
     from ..landing import destination, settle
+    from .judge import server_board
 
     repo = discover_git_dir()
     body: dict[str, object] = {"hook": "post-receive", "landed": []}
@@ -132,17 +133,20 @@ def post_receive(stdin_text: str, env: dict[str, str] | None = None) -> Result:
         if dest is None or not moved:
             return Result(body)
         received = _new_commits(repo, moved[-1].old, moved[-1].new)
-        url = repo.get("lac.url")
         try:
-            require_existing_board(repo, url)
+            require_existing_board(repo, repo.get("lac.url"))
         except NoBoard:
             return Result(body)
+        # The board the pre-receive judged this push on, found the same way
+        # (the server's lac.board, the URL's search_path, its HEAD's .lacconfig).
+        chosen = server_board(repo)
         pusher = server_pusher(repo, dict(env if env is not None else os.environ))
         identity = Identity(pusher.name or SERVER_AGENT, pusher.source, (), "none")
         board = open_board(
             repo,
             identity=identity,
-            url=url,
+            url=chosen.url,
+            board=chosen.board,
             timeout=repo.get("lac.timeout"),
             act=False,
             from_config=False,

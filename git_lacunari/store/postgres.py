@@ -149,10 +149,10 @@ def connect(
 
 
 def classify(
-    exc: Exception, url: str, timeout: float, conn: psycopg.Connection[Any] | None
+    exc: Exception, where: str, timeout: float, conn: psycopg.Connection[Any] | None
 ) -> LacError | None:
-    """What a psycopg error means to the user; None for a bug to surface as one."""
-    where = redact(url)
+    """What a psycopg error means to the user; None for a bug to surface as one.
+    ``where``: the store's ``where`` (server, password redacted, and board)."""
     if isinstance(exc, psycopg.errors.UndefinedTable):
         return CannotWorkHere(f"no board at {where}: run `git lac init --url URL` first")
     if isinstance(exc, psycopg.errors.InvalidSchemaName):
@@ -262,7 +262,9 @@ class PostgresStore(StoreBase):
 
     @property
     def where(self) -> str:
-        return redact(self.url)
+        """The server (password redacted) and the board on it: two clones on
+        one server but on two boards must not read alike."""
+        return f"{redact(self.url)}, board {self.board}" if self.board else redact(self.url)
 
     def _cursor(self, sql: str, params: dict[str, Any]) -> Cursor:
         if self.pooled and not self._in_transaction():
@@ -296,7 +298,7 @@ class PostgresStore(StoreBase):
         return self.conn.info.transaction_status != TransactionStatus.IDLE
 
     def _classify(self, exc: Exception) -> LacError | None:
-        return classify(exc, self.url, self.timeout, self.conn)
+        return classify(exc, self.where, self.timeout, self.conn)
 
     def _atomic_once(self, query: QueryName, params: dict[str, Any]) -> Row | None:
         # The connection is in autocommit mode: outside a transaction block a
@@ -328,7 +330,7 @@ class PostgresStore(StoreBase):
             conn.execute(f"{self.queries['begin_write']}; {settings}".encode())
         except psycopg.Error as exc:
             conn.close()
-            raise classify(exc, self.url, timeout, conn) or exc from None
+            raise classify(exc, self.where, timeout, conn) or exc from None
         return conn, True
 
     def wait_for_work(self, timeout: float) -> None:
@@ -453,7 +455,7 @@ class PostgresStore(StoreBase):
             ) as conn:
                 row = conn.execute(pg_queries()["default_isolation"]).fetchone()
         except psycopg.Error as exc:
-            error = classify(exc, self.url, self.timeout, None)
+            error = classify(exc, self.where, self.timeout, None)
             if error is None:
                 raise BoardUnreachable(
                     f"cannot reach the board at {redact(self.url)}: {_first_line(exc)}"
@@ -485,13 +487,13 @@ class AdvisoryExclusive:
         """A session lock on a connection of its own; behind a transaction
         pooler with no direct listen_url, a transaction-scoped one in a
         transaction that connection keeps open (:meth:`PostgresStore.dedicated`)."""
-        url, timeout = store.url, store.timeout
+        timeout = store.timeout
         conn, in_transaction = store.dedicated()
         query = "try_exclusive_xact" if in_transaction else "try_exclusive"
         try:
             row = conn.execute(pg_queries()[query], {"name": name}).fetchone()
         except psycopg.Error as exc:
-            error = classify(exc, url, timeout, conn)
+            error = classify(exc, store.where, timeout, conn)
             conn.close()
             if error is None:
                 raise

@@ -56,9 +56,12 @@ def status_text(
     held: Sequence[Lock],
     now: float,
     notices: Sequence[Notice] = (),
+    elsewhere: Mapping[int, str] | None = None,
 ) -> str:
     """``claims``: (task, heartbeat age, seconds until stale) for each of mine;
-    ``notices``: what was taken from me by force, told here once."""
+    ``notices``: what was taken from me by force, told here once;
+    ``elsewhere``: task id -> host:path, for my claims held in another working
+    tree (moved there by --take-over, or claimed there under my name)."""
     default = info["stale_after"]
     lines = [
         f"agent     {ident.name} ({ident.source}), instance {instance}",
@@ -73,9 +76,10 @@ def status_text(
         rows = []
         for t, _age, left in claims:
             stale = paint("STALE", "red") if left < 0 else f"stale in {format_duration(int(left))}"
-            rows.append(
-                [f"#{t.id}", shown(t.title), f"heartbeat {when(t.heartbeat_at, now)}", stale]
-            )
+            title = shown(t.title)
+            if elsewhere and t.id in elsewhere:
+                title += f" (held at {shown(elsewhere[t.id])}, not here)"
+            rows.append([f"#{t.id}", title, f"heartbeat {when(t.heartbeat_at, now)}", stale])
         lines.append(table(rows))
     else:
         lines.append("claims    none")

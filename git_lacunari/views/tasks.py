@@ -90,6 +90,8 @@ def event_line(event: Event) -> str:
 
 def claim_text(claim: Claim) -> str:
     verb = "already yours" if claim.again else "claimed"
+    if claim.taken_from is not None:
+        verb = f"taken over here from {shown(claim.taken_from)}"
     text = f"{verb}: task #{claim.task.id} {shown(claim.task.title)}"
     for lock in claim.locks:
         text += f"\n  {lock.mode} lock {shown(lock.pattern)}"

@@ -46,8 +46,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import CannotWorkHere, InvalidInput
-from .model import Task
+from .model import LockMode, Task
 from .repo import Repo, git, server_root
+from .rules import OwnLine
 
 if TYPE_CHECKING:
     from .board import Board
@@ -312,30 +313,55 @@ def fetch_destination(repo: Repo, dest: str) -> None:
         git("fetch", "--quiet", remote, cwd=repo.toplevel)
 
 
-def busy_paths(board: Board, repo: Repo) -> list[str]:
-    """What other agents' live claims change: the paths they declared, and
-    the files their branches' commits not in the destination change
-    (observed from the tips the board recorded and this clone has). Three
-    git processes however many claims: ``claim --next`` pays little for it."""
-    others = [t for t in board.live_claims() if t.owner != board.agent]
+def steering_facts(board: Board, repo: Repo) -> tuple[list[str], list[OwnLine]]:
+    """What ``claim --next`` steers by (:func:`rules.steer`): the paths other
+    agents' live claims change (the paths they declared, and the files their
+    branches' commits not in the destination change), and our own landing
+    lines, each with the paths it changed (its declared write paths, and the
+    files of its commits not in the destination). Observed only from the
+    tips the board recorded and this clone has. Three git processes for the
+    others however many claims, one more per landing line of ours."""
+    live = board.live_claims()
+    others = [t for t in live if t.owner != board.agent]
+    mine = [t for t in live if t.owner == board.agent and t.landing]
     busy = {p.pattern for t in others for p in t.paths}
-    tips = sorted({t.tip for t in others if t.tip})
+    tips = sorted({t.tip for t in [*others, *mine] if t.tip})
     dest = destination(repo) if tips else None
-    here = present(repo.toplevel, tips) if dest is not None else []
-    if here:
-        out = git(
-            "log",
-            "--no-renames",
-            "--name-only",
-            "--format=",
-            "-z",
-            *here,
-            "--not",
-            dest or "",
-            cwd=repo.toplevel,
+    here = set(present(repo.toplevel, tips)) if dest is not None else set()
+    busy.update(_changed(repo, sorted(here & {t.tip for t in others if t.tip}), dest))
+    own = [
+        OwnLine(
+            t.id,
+            t.branch,
+            t.tip,
+            tuple(
+                sorted(
+                    {p.pattern for p in t.paths if p.mode == LockMode.WRITE}
+                    | set(_changed(repo, [t.tip] if t.tip in here else [], dest))
+                )
+            ),
         )
-        busy.update(p for p in out.decode("utf-8", "surrogateescape").split("\0") if p.strip())
-    return sorted(busy)
+        for t in mine
+    ]
+    return sorted(busy), own
+
+
+def _changed(repo: Repo, tips: Sequence[str], dest: str | None) -> list[str]:
+    """The files the commits of ``tips`` not in ``dest`` change."""
+    if not tips or dest is None:
+        return []
+    out = git(
+        "log",
+        "--no-renames",
+        "--name-only",
+        "--format=",
+        "-z",
+        *tips,
+        "--not",
+        dest,
+        cwd=repo.toplevel,
+    )
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p.strip()]
 
 
 def present(cwd: Path, commits: Sequence[str]) -> list[str]:

@@ -16,7 +16,8 @@ by tests/test_overlap_sql.py. :func:`conflict` below builds on it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 from . import paths
 from .errors import (
@@ -202,3 +203,101 @@ def conflict(wanted: str, wanted_mode: str, held: str, held_mode: str, ignorecas
     pins the head index both sides use to find candidates
     (:class:`~git_lacunari.paths.PrefixIndex`, ``lac_locks_head``)."""
     return modes_conflict(wanted_mode, held_mode) and paths.overlap(held, wanted, ignorecase)
+
+
+# --- claim --next's steering (issue 25) -----------------------------------------
+#
+# One rule, used by the board's claim --next (board/claims.py) and by
+# bench/landing.py, which drives this very code: no copy to tune.
+
+
+@dataclass(frozen=True)
+class OwnLine:
+    """One of the claimer's own landing claims (done, its work not yet in
+    the destination): its task, branch, tip, and the paths it changed
+    (declared write paths, and the files its commits not in the destination
+    change)."""
+
+    task: int
+    branch: str | None
+    tip: str | None
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """A task whose declared paths meet busy ones: ``meets``, every busy path
+    met (sorted); ``others``, whether another agent's live claim changes one
+    of them; ``lines``, the claimer's own landing lines that change one."""
+
+    task: int
+    meets: list[str]
+    others: bool
+    lines: list[OwnLine]
+
+    @property
+    def mine(self) -> list[int]:
+        return [line.task for line in self.lines]
+
+
+def meeting(
+    task: int,
+    patterns: Sequence[str],
+    busy: Sequence[str],
+    own: Sequence[OwnLine],
+    ignorecase: bool = False,
+) -> Meeting | None:
+    """How ``task``'s declared ``patterns`` meet the paths live work changes:
+    ``busy`` (other agents' live claims, declared or observed) and ``own``
+    (the claimer's own landing lines). None: it meets nothing."""
+
+    def met(changed: Iterable[str]) -> set[str]:
+        return {b for b in changed for p in patterns if paths.overlap(p, b, ignorecase)}
+
+    theirs = met(busy)
+    lines = [line for line in own if met(line.paths)]
+    mine = set().union(*(met(line.paths) for line in lines)) if lines else set()
+    if not theirs and not mine:
+        return None
+    return Meeting(task, sorted(theirs | mine), bool(theirs), lines)
+
+
+def steer(
+    candidates: Iterable[tuple[int, Sequence[str]]],
+    busy: Sequence[str],
+    own: Sequence[OwnLine],
+    passed: list[Meeting],
+    *,
+    strict: bool = False,
+    ignorecase: bool = False,
+    avoid_own: bool = False,
+) -> Iterator[tuple[int, Meeting | None]]:
+    """The order claim --next tries tasks in, lazily: ``candidates`` (task,
+    declared patterns) in the board's order (priority, age), each claimable
+    as far as the caller knows.
+
+    1. In the board's order, every task that meets no busy path, and every
+       task that meets only the claimer's own landing lines: its claim names
+       those lines to start from, and from there their work is in its base,
+       nothing to conflict with. (The claimer's own landing locks refuse
+       everyone else: passing such a task over leaves it to wait, locked,
+       until the line lands; bench/landing.py measures that, ``avoid_own``,
+       at fewer conflicts avoided and less throughput.)
+    2. Then, unless ``strict``, the tasks passed over (each appended to
+       ``passed`` as it is met): those that meet another agent's live work,
+       in the board's order.
+
+    Each is yielded with its :class:`Meeting` (None: it meets nothing); the
+    caller claims the first it can. ``avoid_own`` (a what-if, no setting):
+    own-only tasks are passed over too, and tried before the others'."""
+    for task, patterns in candidates:
+        met = meeting(task, patterns, busy, own, ignorecase) if busy or own else None
+        if met is None or not (met.others or avoid_own):
+            yield task, met
+        else:
+            passed.append(met)
+    for met in [m for m in passed if not m.others]:
+        yield met.task, met
+    if not strict:
+        for met in [m for m in passed if m.others]:
+            yield met.task, met

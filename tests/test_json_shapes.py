@@ -295,7 +295,8 @@ SUCCESS: dict[str, Schema] = {
         task=TASK,
         again=BOOL,
         locks=array(LOCK),
-        passed_over=array(obj(task=INT, meets=array(STR))),
+        passed_over=array(obj(task=INT, meets=array(STR), landing=array(INT))),
+        start_from=array(obj(task=INT, branch=nullable(STR), tip=nullable(STR))),
     ),
     "release": success(task=TASK),
     "done": success(

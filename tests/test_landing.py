@@ -82,3 +82,30 @@ def test_commits_this_repository_lacks_have_not_landed(lines: Path) -> None:
     assert landed(lines, "target", "f" * 40, 7) is None
     assert landed(lines, "no-such-branch", "HEAD", 7) is None
     assert landed(lines, "target", "--output=/tmp/x", 7) is None
+
+
+# --- claim --next's order (rules.steer), the rule bench/landing.py drives -----------
+
+
+def test_steer_takes_clear_and_own_only_tasks_in_order_then_the_others() -> None:
+    from git_lacunari.rules import Meeting, OwnLine, steer
+
+    mine = OwnLine(9, "feat", "abc", ("core/auth.py", "docs/"))
+    tasks = [(1, ["lib/y.py"]), (2, ["core/auth.py"]), (3, ["x.py"]), (4, ["docs/a.md", "lib/"])]
+    passed: list[Meeting] = []
+    order = list(steer(tasks, ["lib/y.py"], [mine], passed))
+    assert [(t, m.mine if m else None) for t, m in order] == [
+        (2, [9]),
+        (3, None),
+        (1, []),
+        (4, [9]),
+    ]
+    assert [(m.task, m.meets, m.others) for m in passed] == [
+        (1, ["lib/y.py"], True),
+        (4, ["docs/", "lib/y.py"], True),
+    ]
+    assert [t for t, _ in steer(tasks, ["lib/y.py"], [mine], [], strict=True)] == [2, 3]
+    # The what-if the bench measures: own-only passed over too, tried first.
+    assert [t for t, _ in steer(tasks, ["lib/y.py"], [mine], [], avoid_own=True)] == [3, 2, 1, 4]
+    # Nothing busy: the board's order, nothing met.
+    assert list(steer(tasks, [], [], [])) == [(t, None) for t, _ in tasks]

@@ -628,9 +628,20 @@ def test_claim_next_passes_over_a_task_that_meets_a_busy_path(busy: None, lac: L
     got = lac("claim", "--next", "--as", "dana", "--json")
     assert got.code == 0, got.err
     assert got.json["task"]["id"] == 3
-    assert got.json["passed_over"] == [{"task": 2, "meets": ["core/auth.py"]}]
+    assert got.json["passed_over"] == [{"task": 2, "meets": ["core/auth.py"], "landing": []}]
+    assert got.json["start_from"] == []
     said = lac("claim", "--next", "--as", "fred")  # only #2 is left: taken, not refused
     assert said.code == 0 and "claimed: task #2" in said.out
+
+
+def test_a_task_passed_over_is_one_it_could_have_taken(busy: None, lac: Lac) -> None:
+    """#4 meets erin's declared docs/ too, but her lock refuses it anyway:
+    not a better task passed over, and not said to be."""
+    assert lac("task", "add", "docs", "--write", "docs/x.md", "--priority", "9").code == 0
+    got = lac("claim", "--next", "--as", "dana", "--json")
+    assert got.code == 0, got.err
+    assert got.json["task"]["id"] == 3
+    assert [m["task"] for m in got.json["passed_over"]] == [2]
 
 
 def test_claim_next_strict_never_takes_one(busy: None, lac: Lac, repo: Path) -> None:
@@ -648,3 +659,78 @@ def test_claim_next_shows_why_it_passed_over(busy: None, lac: Lac, repo: Path) -
     git(repo, "config", "lac.next.avoid", "sometimes")
     bad = lac("claim", "--next", "--as", "fred")
     assert bad.code == 2 and "lac.next.avoid 'sometimes'" in bad.err
+
+
+# --- ... and its own work that has not landed: start from it ---------------------
+
+
+def test_claim_next_names_its_own_landing_line_to_start_from(
+    landing: str, lac: Lac, repo: Path
+) -> None:
+    """dana's landing #1 changed core/auth.py; her own lock does not refuse
+    her, and erin's refuses everyone else. Started from main, a task on that
+    file would lack her change and conflict: the claim names her landing
+    line to start from (branch and tip); from there her work is in its base.
+    It is taken in the board's order, also with strict."""
+    assert lac("task", "add", "auth again", "--write", "core/auth.py", "--priority", "5").code == 0
+    assert lac("task", "add", "lib", "--write", "lib/x.py").code == 0
+    got = lac("claim", "--next", "--as", "dana", "--json")
+    assert got.code == 0, got.err
+    assert got.json["task"]["id"] == 2
+    assert got.json["passed_over"] == []
+    assert got.json["start_from"] == [{"task": 1, "branch": "feat", "tip": landing}]
+    assert lac("release", "2", "--as", "dana").code == 0
+    git(repo, "config", "lac.next.avoid", "strict")
+    said = lac("claim", "--next", "--as", "dana")
+    assert said.code == 0 and "claimed: task #2" in said.out, said.out
+    assert (
+        f"start from your landing #1, branch feat at {landing[:12]}: its work is not in" in said.out
+    ), said.out
+    # A task that meets nothing of hers says nothing of the kind.
+    other = lac("claim", "--next", "--as", "dana", "--json")
+    assert other.json["task"]["id"] == 3 and other.json["start_from"] == []
+
+
+def test_claim_next_sees_undeclared_files_of_its_own_landing_line(
+    landing: str, lac: Lac, repo: Path
+) -> None:
+    """A file the landing line changed without declaring it (a commit made
+    after done moves its tip) names the line too; once it lands, nothing."""
+    newer = work(repo, "feat", "docs/notes.md", "dana's notes\n")
+    assert lac("show", "1", "--json").json["task"]["tip"] == newer
+    assert lac("task", "add", "notes", "--write", "docs/notes.md").code == 0
+    got = lac("claim", "--next", "--as", "dana", "--json")
+    assert got.json["task"]["id"] == 2, got.out
+    assert got.json["start_from"] == [{"task": 1, "branch": "feat", "tip": newer}]
+    assert lac("release", "2", "--as", "dana").code == 0
+    git(repo, "push", "-q", "--no-verify", "origin", "feat:main")
+    assert [x["task"] for x in lac("sweep", "--json").json["landed"]] == [1]
+    after = lac("claim", "--next", "--as", "dana", "--json")
+    assert after.json["task"]["id"] == 2 and after.json["start_from"] == []
+
+
+def test_others_live_work_is_passed_over_for_its_own(landing: str, lac: Lac, repo: Path) -> None:
+    """A task that meets erin's live line is passed over, saying so, for one
+    that meets only dana's own landing line (she starts from it), whatever
+    their priorities. erin's own line in work does not steer erin."""
+    git(repo, "checkout", "-q", "-b", "erin-line", "main")
+    assert lac("task", "add", "erin's", "--write", "docs/").code == 0
+    assert lac("claim", "2", "--as", "erin").code == 0
+    work(repo, "erin-line", "lib/y.py", "erin's\n", agent="erin")
+    assert lac("heartbeat", "--as", "erin").code == 0
+    git(repo, "checkout", "-q", "main")
+    assert lac("task", "add", "y", "--write", "lib/y.py", "--priority", "5").code == 0
+    assert lac("task", "add", "util", "--write", "core/util.py", "--priority", "3").code == 0
+    work(repo, "feat", "core/util.py", "dana's util\n")  # her landing line, undeclared
+    git(repo, "checkout", "-q", "main")
+    got = lac("claim", "--next", "--as", "dana", "--json")
+    assert got.code == 0, got.err
+    assert got.json["task"]["id"] == 4
+    assert got.json["passed_over"] == [{"task": 3, "meets": ["lib/y.py"], "landing": []}]
+    assert [s["task"] for s in got.json["start_from"]] == [1]
+    assert lac("release", "4", "--as", "dana").code == 0
+    said = lac("claim", "--next", "--as", "dana")
+    assert "passed over #3: its paths meet lib/y.py, which other live claims change" in said.out
+    # #4 is dana's again; #3 meets only erin's own line, in work: hers.
+    hers = lac("claim", "--next", "--as", "erin", "--json")
+    assert hers.json["task"]["id"] == 3 and hers.json["start_from"] == []

@@ -24,7 +24,7 @@ from ..model import (
     Task,
     TaskState,
 )
-from ..paths import overlap
+from ..rules import Meeting, OwnLine, steer
 from .core import COUNT_CAP
 from .tasks import Tasks
 from .validate import validate_lane, validate_limit, validate_task_id
@@ -63,8 +63,10 @@ class Claim:
     locks: list[Lock]
     again: bool  # it was already ours: an idempotent retry
     # claim --next, conflict-aware (issue 25): the better tasks passed over,
-    # each with the busy paths its declared paths meet.
-    passed_over: list[tuple[int, list[str]]] = field(default_factory=list)
+    # each with the busy paths its declared paths meet (rules.steer); and
+    # the claimer's own landing lines the task taken meets, to start from.
+    passed_over: list[Meeting] = field(default_factory=list)
+    start_from: list[OwnLine] = field(default_factory=list)
     # --take-over: where the claim was held before it moved here.
     taken_from: str | None = None
 
@@ -165,18 +167,22 @@ class Claims(Tasks):
         stale_after: float | None = None,
         wait: float | None = None,
         busy: Sequence[str] = (),
+        own: Sequence[OwnLine] = (),
         strict: bool = False,
     ) -> Claim:
         """The highest-priority, oldest claimable open task in ``lane`` whose
         paths are free; with ``wait``, block up to that many seconds for one.
 
-        ``busy``: paths live lines of work change (declared or observed): a
-        task whose declared paths meet none of them is preferred; with
-        ``strict`` a task that meets one is never taken."""
+        ``busy``: paths other agents' live lines of work change (declared or
+        observed); ``own``: our own landing lines. A task whose declared
+        paths meet none of them is preferred, then one that meets only our
+        own landing work (the claim names the lines to start from), then
+        one that meets another's, which ``strict`` never takes
+        (:func:`rules.steer`)."""
         deadline = time.monotonic() + (wait or 0.0)
         while True:
             try:
-                return self._claim_next_once(lane, writes, reads, stale_after, busy, strict)
+                return self._claim_next_once(lane, writes, reads, stale_after, busy, own, strict)
             except NotFound:
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -190,6 +196,7 @@ class Claims(Tasks):
         reads: Sequence[str],
         stale_after: float | None,
         busy: Sequence[str] = (),
+        own: Sequence[OwnLine] = (),
         strict: bool = False,
     ) -> Claim:
         lane = validate_lane(lane)
@@ -209,36 +216,34 @@ class Claims(Tasks):
             if row is not None:
                 return Claim(Task.from_row(row), [], again=False)
         stale_after = self.claim_stale_after(stale_after)
-        skipped: list[int] = []
-        met: list[tuple[int, list[str]]] = []  # passed over: their paths meet busy ones
-        with self.store.write():
+        skipped: list[int] = []  # tried, or passed over: the candidates' query skips them
+        passed: list[Meeting] = []  # passed over: their paths meet busy ones
+
+        def candidates() -> Iterator[tuple[int, list[str]]]:
+            """The claimable tasks whose paths are free, in the board's
+            order, with their declared patterns: only these are steered
+            among, so a task passed over was one we could have taken."""
             while len(skipped) <= MAX_NEXT_SKIPS:
                 candidate = self.store.one(
                     "next_candidate", lane=lane, agent=self.agent, skip=json.dumps(skipped)
                 )
                 if candidate is None:
-                    if strict or not met:
-                        break
-                    # Every claimable task meets busy paths: the best of them.
-                    task_id, _ = met.pop(0)
-                    skipped.remove(task_id)
-                    busy, has_paths = (), True
-                else:
-                    task_id, has_paths = int(candidate["id"]), bool(candidate["has_paths"])
-                if busy and (has_paths or extra):
-                    specs = self._task_specs(task_id) + extra
-                    meets = sorted(
-                        {b for b in busy for sp in specs if overlap(sp.pattern, b, self.ignorecase)}
-                    )
-                    if meets:
-                        met.append((task_id, meets))
-                        skipped.append(task_id)
-                        continue
-                if has_paths or extra:
+                    return
+                task_id = int(candidate["id"])
+                skipped.append(task_id)
+                specs = (self._task_specs(task_id) if candidate["has_paths"] else []) + extra
+                if specs:
+                    # Held to the end of this transaction: what is free now
+                    # stays free until we claim.
                     self._serialize_grants()
-                    if self._conflicts(self._task_specs(task_id) + extra):
-                        skipped.append(task_id)
+                    if self._conflicts(specs):
                         continue
+                yield task_id, [sp.pattern for sp in specs]
+
+        with self.store.write():
+            for task_id, met in steer(
+                candidates(), busy, own, passed, strict=strict, ignorecase=self.ignorecase
+            ):
                 row = self.store.one(
                     "claim",
                     task_id=task_id,
@@ -247,10 +252,10 @@ class Claims(Tasks):
                     stale_after=stale_after,
                 )
                 if row is None:  # taken between our look and our claim
-                    skipped.append(task_id)
                     continue
                 got = self._finish_claim(row, extra, again=False)
-                got.passed_over = [m for m in met if m[0] != task_id]
+                got.passed_over = [m for m in passed if m.task != task_id]
+                got.start_from = met.lines if met is not None else []
                 return got
         raise NotFound(lane=lane, blocked=skipped)
 

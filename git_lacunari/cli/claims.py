@@ -44,6 +44,11 @@ def claim(
     Of two workers racing for one task exactly one wins; the loser is told why
     (already claimed by whom, unmet dependency, missing capability, path held)
     and nothing is written for it. Claiming your own claim again succeeds.
+
+    --next prefers tasks whose paths meet nothing other agents' live claims
+    change, and says what it passed over (lac.next.avoid: prefer, strict,
+    off). A task on what your own landing work changed is taken as a free
+    one, and the claim names that landing line to start the work from.
     """
     if next_ == (task_id is not None):
         raise click.UsageError("give a task ID or --next, not both")

@@ -15,6 +15,7 @@ from .task import task_id
 
 if TYPE_CHECKING:
     from ..board import Board
+    from ..rules import Meeting, OwnLine
 
 
 @contextlib.contextmanager
@@ -46,10 +47,11 @@ def claim(
     if next_:
         avoid = _avoid_policy(session)
         busy: list[str] = []
+        own: list[OwnLine] = []
         if avoid != "off":
-            from ..landing import busy_paths
+            from ..landing import steering_facts
 
-            busy = busy_paths(board, session.repo)
+            busy, own = steering_facts(board, session.repo)
         got = board.claim_next(
             lane,
             writes=writes,
@@ -57,6 +59,7 @@ def claim(
             stale_after=stale,
             wait=wait,
             busy=busy,
+            own=own,
             strict=avoid == "strict",
         )
     else:
@@ -75,15 +78,35 @@ def claim(
             "task": got.task.to_json(),
             "again": got.again,
             "locks": [lk.to_json() for lk in got.locks],
-            "passed_over": [{"task": t, "meets": m} for t, m in got.passed_over],
+            "passed_over": [
+                {"task": m.task, "meets": m.meets, "landing": m.mine} for m in got.passed_over
+            ],
+            "start_from": [
+                {"task": line.task, "branch": line.branch, "tip": line.tip}
+                for line in got.start_from
+            ],
         },
         claim_text(got)
         + "".join(
-            f"\n  passed over #{t}: its paths meet {', '.join(shown(p) for p in m)}, "
-            "which other live claims change"
-            for t, m in got.passed_over
+            f"\n  passed over #{m.task}: its paths meet {', '.join(shown(p) for p in m.meets)}, "
+            f"which {_whose(m)}"
+            for m in got.passed_over
+        )
+        + "".join(
+            f"\n  start from your landing #{line.task}"
+            + (f", branch {shown(line.branch)}" if line.branch else "")
+            + f" at {(line.tip or '?')[:12]}: its work is not in the destination yet"
+            for line in got.start_from
         ),
     )
+
+
+def _whose(met: Meeting) -> str:
+    """Whose live work changes the paths a task passed over meets."""
+    mine = ", ".join(f"#{t}" for t in met.mine)
+    if met.others and mine:
+        return f"other live claims and your landing {mine} change"
+    return f"your landing {mine} changed (not landed yet)" if mine else "other live claims change"
 
 
 def _avoid_policy(session: Session) -> str:

@@ -222,7 +222,7 @@ def test_help_for_every_command() -> None:
         return found
 
     commands = walk(cli, [])
-    groups = [["task"], ["guard"], ["hooks"], ["team"]]
+    groups = [["task"], ["guard"], ["hooks"], ["team"], ["instance"]]
     assert len(commands) >= 15
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     for path in commands:

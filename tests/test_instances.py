@@ -311,3 +311,66 @@ def test_a_drainers_command_in_a_task_worktree_acts_as_the_drainer(
     who = json.loads(seen.read_text())
     assert who["agent"] == "d1" and who["instance"] == instance_of(discover(repo)).id
     assert who["instance_source"] == "environment LAC_INSTANCE"
+
+
+def test_instance_list_and_adopt_move_every_claim_here(
+    two: tuple[Path, Path, dict[str, str]],
+) -> None:
+    """`git lac instance list` shows where the agent's claims are held;
+    `instance adopt ID` moves them all here, on the record, and nothing else:
+    a lock of no claim stays, another agent's claim is never touched."""
+    first, second, env = two
+    for title, path in (("auth", "core/auth.py"), ("docs", "docs/")):
+        assert lac_inprocess(first, "task", "add", title, "--write", path, env=env).code == 0
+        assert lac_inprocess(first, "claim", "--next", env=env).code == 0
+    assert lac_inprocess(first, "lock", "loose.txt", env=env).code == 0
+    assert lac_inprocess(first, "task", "add", "theirs", "--write", "x/", env=env).code == 0
+    assert lac_inprocess(first, "claim", "3", "--as", "erin").code == 0
+    old = instance_of(discover(first)).id
+    here = instance_of(discover(second)).id
+
+    listed = lac_inprocess(second, "instance", "list", "--json", env=env)
+    assert listed.code == 0, listed.err
+    rows = {i["id"]: i for i in listed.json["instances"]}
+    assert rows[old]["claims"] == 2 and rows[old]["locks"] == 3 and not rows[old]["here"]
+    assert rows[old]["where"].endswith(":" + str(first))
+
+    adopted = lac_inprocess(second, "instance", "adopt", old, "--json", env=env)
+    assert adopted.code == 0, adopted.err
+    assert adopted.json["adopted"] == [1, 2]
+    assert {t["instance"] for t in adopted.json["tasks"]} == {here}
+    rows = {
+        i["id"]: i
+        for i in lac_inprocess(second, "instance", "list", "--json", env=env).json["instances"]
+    }
+    assert (rows[here]["claims"], rows[here]["locks"], rows[here]["here"]) == (2, 2, True)
+    assert (rows[old]["claims"], rows[old]["locks"]) == (0, 1)  # loose.txt: no claim's
+    kinds = [e["kind"] for e in lac_inprocess(second, "log", "2", "--json").json["events"]]
+    assert kinds[-1] == "taken_over"
+    erin = lac_inprocess(second, "show", "3", "--json").json["task"]
+    assert erin["owner"] == "erin"  # never another agent's
+    # Human output names where each came from.
+    again = lac_inprocess(first, "instance", "adopt", here, env=env)
+    assert again.code == 0 and again.out.count("taken over here from ") == 2, again.out
+
+
+@pytest.mark.parametrize(
+    "given, says",
+    [
+        ("nope", "no instance 'nope' of"),
+        ("", "no instance '' of"),
+        ("HERE", "is this working tree's own"),
+    ],
+)
+def test_instance_adopt_refuses_what_is_not_another_instance_of_ours(
+    lac: Lac, repo: Path, given: str, says: str
+) -> None:
+    assert lac("task", "add", "t", "--write", "a").code == 0
+    assert lac("claim", "1").code == 0
+    if given == "HERE":
+        given = instance_of(discover(repo)).id
+    before = lac("log", "--json").json["events"]
+    refused = lac("instance", "adopt", given)
+    assert refused.code == 2 and says in refused.err, refused
+    assert len(refused.err.strip().splitlines()) == 1
+    assert lac("log", "--json").json["events"] == before

@@ -35,7 +35,7 @@ from git_lacunari.errors import (
 from git_lacunari.model import EventKind, LockMode, TaskState
 from git_lacunari.reconcile import BaseSource, Outcome
 
-from .conftest import Boards, Result, git, lac_process
+from .conftest import Boards, Result, board_sql, git, lac_process
 
 Lac = Callable[..., Result]
 Schema = dict[str, Any]
@@ -286,6 +286,11 @@ SUCCESS: dict[str, Schema] = {
         where=STR,
         instance_source=STR,
     ),
+    "instance list": success(
+        agent=STR,
+        instances=array(obj(id=STR, where=STR, last_seen=NUM, claims=INT, locks=INT, here=BOOL)),
+    ),
+    "instance adopt": success(adopted=array(INT), tasks=array(TASK), instance=STR, **{"from": STR}),
     "task add": success(id=INT, task=TASK),
     "task after": success(task=TASK),
     "tasks": success(tasks=array(TASK), now=NUM, limit=nullable(INT), more=INT, more_exact=BOOL),
@@ -493,6 +498,15 @@ def test_every_command_json_matches_its_documented_shape(
     S = SUCCESS
     seen(S["init"], 0, "init")
     seen(S["whoami"], 0, "whoami")
+    seen(S["instance list"], 0, "instance", "list")
+    # Another working tree of dana's, as the board would have recorded it.
+    board_sql(
+        boards.store(),
+        "INSERT INTO lac_instances (id, agent, host, path, last_seen)"
+        " VALUES ('0123456789abcdef', 'dana', 'elsewhere', '/old', 0)",
+    )
+    seen(S["instance adopt"], 0, "instance", "adopt", "0123456789abcdef", "--as", "dana")
+    seen(error("invalid_input"), 2, "instance", "adopt", "no-such-instance")
     seen(S["boards"], 0, "boards")
     seen(S["task add"], 0, "task", "add", "Auth", "--write", "core/auth.py")  # 1
     seen(S["task add"], 0, "task", "add", "Docs", "--after", "1")  # 2
@@ -663,6 +677,7 @@ def test_every_command_json_matches_its_documented_shape(
             ["guard"],
             ["hooks"],
             ["team"],
+            ["instance"],
             ["serve"],
             ["guard", "edit"],
             ["guard", "edit-helper"],

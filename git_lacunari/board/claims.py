@@ -71,6 +71,18 @@ class Claim:
     taken_from: str | None = None
 
 
+@dataclass(frozen=True)
+class Instance:
+    """One working tree an agent has acted from, as the board knows it."""
+
+    id: str
+    where: str  # host:path
+    last_seen: float
+    claims: int  # held there now
+    locks: int
+    here: bool  # this working tree's own
+
+
 class Claims(Tasks):
     def claim(
         self,
@@ -123,6 +135,44 @@ class Claims(Tasks):
                     ids=json.dumps([task_id]),
                 )
             return self._finish_claim({**current, "has_paths": True}, extra, again=True)
+
+    def instances(self) -> list[Instance]:
+        """The working trees our agent has acted from (`git lac instance list`),
+        the most recent first, with what each holds now."""
+        rows = self.store.all("agent_instances", agent=self.agent)
+        return [
+            Instance(
+                id=r["id"],
+                where=f"{r['host']}:{r['path']}",
+                last_seen=float(r["last_seen"]),
+                claims=int(r["claims"]),
+                locks=int(r["locks"]),
+                here=r["id"] == self.instance,
+            )
+            for r in rows
+        ]
+
+    def adopt(self, instance: str) -> list[Claim]:
+        """Move every claim our agent holds at ``instance`` (another working
+        tree of ours: a moved or copied clone, a dead machine) here, with its
+        locks, each recorded as ``taken_over``: ``claim --take-over`` for all
+        of them at once. Locks taken with `git lac lock` belong to no claim
+        and stay; the instance's list says how many."""
+        if instance == self.instance:
+            raise InvalidInput(f"instance {instance} is this working tree's own")
+        if instance not in {i.id for i in self.instances()}:
+            raise InvalidInput(
+                f"no instance {instance!r} of {self.agent} on this board "
+                "(`git lac instance list` shows them)"
+            )
+        self._ensure_agent()
+        moved = []
+        with self.store.write():
+            for row in self.store.all("instance_claims", instance=instance, agent=self.agent):
+                current, was = self._take_over(int(row["id"]), instance)
+                claim = self._finish_claim({**current, "has_paths": True}, [], again=True)
+                moved.append(dataclasses.replace(claim, taken_from=was))
+        return moved
 
     def _take_over(self, task_id: int, previous: str | None) -> tuple[dict[str, Any], str]:
         """Move our agent's claim of ``task_id`` and its locks to this instance;

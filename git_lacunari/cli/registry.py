@@ -27,6 +27,7 @@ COMMANDS = {
     "help": "help:help_cmd",
     "hooks": "hooks:hooks",
     "init": "setup:init",
+    "instance": "instance:instance",
     "keeper": "liveness:keeper",
     "lock": "locks:lock",
     "locks": "locks:locks",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Literal
 
 QueryName = Literal[
+    "agent_instances",
     "agent_seen",
     "all_tasks_filter",
     "all_tasks_more",
@@ -54,6 +55,7 @@ QueryName = Literal[
     "insert_locks",
     "insert_task",
     "insert_task_path",
+    "instance_claims",
     "isolation_guarded",
     "land",
     "landed",

@@ -25,3 +25,25 @@ SELECT lac_api_upsert_instance(:instance, :agent, :host, :path)
 
 -- name: get_instance
 SELECT * FROM lac_instances WHERE id = :instance
+
+-- name: agent_instances
+-- `git lac instance list`: the working trees an agent has acted from, the
+-- most recent first, each with the claims and locks it holds now. A row's
+-- agent is the last one seen there (one tree may act under several names),
+-- so a tree where the agent still holds something is listed too.
+SELECT * FROM (
+    SELECT i.id, i.host, i.path, i.last_seen, i.agent,
+           (SELECT count(*) FROM lac_tasks t
+             WHERE t.instance = i.id AND t.owner = :agent AND t.state = 'claimed') AS claims,
+           (SELECT count(*) FROM lac_locks l
+             WHERE l.instance = i.id AND l.agent = :agent) AS locks
+    FROM lac_instances i
+) AS seen
+WHERE agent = :agent OR claims > 0 OR locks > 0
+ORDER BY last_seen DESC, id
+
+-- name: instance_claims
+-- The agent's claims held at one instance (`git lac instance adopt`).
+SELECT id FROM lac_tasks
+WHERE instance = :instance AND owner = :agent AND state = 'claimed'
+ORDER BY id

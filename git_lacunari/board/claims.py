@@ -123,9 +123,7 @@ class Claims(Tasks):
             if current["instance"] != self.instance:
                 if not take_over:
                     raise self._why_not_claimable(task_id)
-                current, was = self._take_over(task_id, current.get("instance"))
-                claim = self._finish_claim({**current, "has_paths": True}, extra, again=True)
-                return dataclasses.replace(claim, taken_from=was)
+                return self._moved_here(task_id, current.get("instance"), extra)
             else:
                 # Our own claim, here: claiming it again is a harmless retry.
                 self.store.run(
@@ -169,10 +167,15 @@ class Claims(Tasks):
         moved = []
         with self.store.write():
             for row in self.store.all("instance_claims", instance=instance, agent=self.agent):
-                current, was = self._take_over(int(row["id"]), instance)
-                claim = self._finish_claim({**current, "has_paths": True}, [], again=True)
-                moved.append(dataclasses.replace(claim, taken_from=was))
+                moved.append(self._moved_here(int(row["id"]), instance, []))
         return moved
+
+    def _moved_here(self, task_id: int, previous: str | None, extra: list[PathSpec]) -> Claim:
+        """Our claim at ``previous`` moved here with its locks (the one take-over
+        of `claim --take-over` and `instance adopt`), naming where it was."""
+        current, was = self._take_over(task_id, previous)
+        claim = self._finish_claim({**current, "has_paths": True}, extra, again=True)
+        return dataclasses.replace(claim, taken_from=was)
 
     def _take_over(self, task_id: int, previous: str | None) -> tuple[dict[str, Any], str]:
         """Move our agent's claim of ``task_id`` and its locks to this instance;

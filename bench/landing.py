@@ -7,7 +7,9 @@
 directory): every task added to it, every claim its ``claim_next`` (given
 what ``landing.steering_facts`` would give it), its locks refusing, ``done``
 (``--now``, or ``land`` with a made-up tip) and the landing settled through
-it. The arms it has no switch for (avoid-own*, refuse*) are left out. Its
+it. The arms it has no switch for (avoid-own*, refuse*, edit-fresh*,
+edit-stack*) are left out; edit-lock takes its locks through the board's
+grants, and asserts they refuse what the model refuses. Its
 figures are the model's, to the digit, every column (the model's lock
 rule is the board's).
 
@@ -69,7 +71,18 @@ work lands); **avoid** (released at done, conflict-aware next, prefer);
 **after-free** (kept + avoid, but an agent's own landing lines neither steer
 it nor are started from: the board of the last session); **after** (kept +
 avoid, prefer, own landing lines steer: the defaults on main now);
-**strict** (after, strict). What-ifs, marked *, not built: **avoid-own***
+**strict** (after, strict); **edit-lock** (after, and the agents' edit hook
+set to ``lac.edit.undeclared = lock``: an undeclared file is write-locked
+when first changed, kept until the work lands; an edit of a file another
+claim holds is refused, the agent does the rest of its task, then waits for
+the file (``git lac wait``; a wait runs out after WAIT_TIMEOUT ticks, only
+in a cycle of waits, and the file is then changed unlocked) and, told by
+the wait that the holder landed it, rebases before changing it: a landed
+change in a file it had already changed is a conflict met in that rebase).
+What-ifs, marked *, not built: **edit-fresh*** (edit-lock, and a file
+that landed since the branch's base is rebased onto before its first
+change); **edit-stack*** (edit-fresh, and an edit of a file held only by
+landing claims builds on their lines at once instead of waiting); **avoid-own***
 (after, but tasks meeting only one's own landing work are passed over like
 others', `rules.steer(avoid_own=True)`); **refuse*** (a landing claim's
 locks refuse its own holder's other tasks too, and count as busy for it);
@@ -112,6 +125,10 @@ UNION = re.compile(r"(^|/)(HISTORY|CHANGELOG|CHANGES|NEWS|AUTHORS)([.-][^/]*)?$"
 TARGET_REDUCTION, TARGET_THROUGHPUT = 5.0, 0.9
 HOLD_DONE = (3 + 6) / 2  # mean ticks of work
 HOLD_KEPT = HOLD_DONE + (2 + 8) / 2  # and of the wait to land
+# How long an agent refused an edit waits (git lac wait --timeout) before it
+# changes the file anyway, unlocked: longer than the longest a claim works
+# and lands (6 + 8 ticks), so only a wait in a cycle of waits runs out.
+WAIT_TIMEOUT = 16
 
 
 def co_change(bundle: Path, limit: int = 4000) -> tuple[list[list[str]], int]:
@@ -159,6 +176,14 @@ class Task:
     agent: int = -1
     serial: int = 0
     stacked: frozenset[int] = frozenset()  # serials of the own lines it started from
+    base: int = -1  # the tick its branch is based on: its claim, or its last rebase
+    edited: dict[str, int] = field(default_factory=dict)  # file -> tick it shows on the tip
+    edit_locks: set[str] = field(default_factory=set)  # undeclared files the edit hook locked
+    paused: int = 0  # ticks it stood still at the end of its work, waiting for a file
+    waiting: str = ""  # a file its edit was refused, still held by another claim
+    waited: int = 0  # ticks it has stood still
+    refused: set[str] = field(default_factory=set)  # files an edit of was refused
+    conflicted: bool = False  # a rebase met a landed change in a file it had changed
 
     @property
     def declared(self) -> str:
@@ -185,6 +210,15 @@ class Arm:
     # board's rule now: passed over, else started from as the claim names);
     # free (last session's board: nothing); what-ifs refuse and stack.
     own: str = "steer"
+    # What the agent's edit hook does with a file the claim did not declare
+    # (lac.edit.undeclared): off (allow: nothing); lock (a write lock under
+    # the claim, kept until it lands; an edit of a file another claim holds
+    # is refused: the agent goes on with the rest, then waits for it and,
+    # as git lac wait advises when its holder landed, rebases first).
+    # What-ifs, not built: fresh (lock, and a file that landed since the
+    # branch's base is rebased onto before it is changed); stack (fresh, and
+    # a file held only by landing claims is built on their lines at once).
+    edit: str = "off"
 
 
 ARMS = (
@@ -194,6 +228,9 @@ ARMS = (
     Arm("after-free", True, "prefer", own="free"),
     Arm("after", True, "prefer"),
     Arm("strict", True, "strict"),
+    Arm("edit-lock", True, "prefer", edit="lock"),
+    Arm("edit-fresh*", True, "prefer", edit="fresh"),
+    Arm("edit-stack*", True, "prefer", edit="stack"),
     Arm("avoid-own*", True, "prefer", own="avoid"),
     Arm("refuse*", True, "prefer", own="refuse"),
     Arm("stack*", True, "prefer", own="stack"),
@@ -208,6 +245,8 @@ class Run:
     idle: int = 0  # agent-ticks with nothing claimable
     passed_over: int = 0
     blind: int = 0  # conflicts only on files the task did not declare
+    refused: int = 0  # edits refused (the agent waited)
+    timeouts: int = 0  # waits that ran out (the agent edited unlocked)
 
 
 class RealBoard:
@@ -242,6 +281,18 @@ class RealBoard:
         except NotFound:
             return None
         return got.task.id, [line.task for line in got.start_from], bool(got.passed_over)
+
+    def edit_lock(self, task: Task, path: str) -> bool:
+        """What the edit hook does under lac.edit.undeclared = lock: a write
+        lock on the file under the claim, or refused (another claim holds it)."""
+        from git_lacunari.errors import PathLocked
+        from git_lacunari.paths import literal
+
+        try:
+            self.boards[task.agent].lock([literal(path)], task_id=task.serial)
+        except PathLocked:
+            return False
+        return True
 
     def done(self, task: Task, *, kept: bool) -> None:
         board = self.boards[task.agent]
@@ -288,9 +339,71 @@ def simulate(
     def merges(path: str) -> bool:
         return not (union and UNION.search(path))
 
+    def landed_since(task: Task, path: str) -> bool:
+        return any(
+            at > task.base and line not in task.stacked and task.serial not in under
+            for at, line, under in landings.get(path, ())
+        )
+
+    def rebase(task: Task, tick: int) -> None:
+        """Onto the destination now: a landed change in a file it has
+        already changed is a conflict, met here rather than at landing."""
+        if any(merges(f) and landed_since(task, f) for f in task.edited):
+            task.conflicted = True
+        task.base = tick
+
+    def edit(task: Task, tick: int) -> None:
+        """The files whose time has come are changed; with the edit hook
+        locking, one another claim holds is refused, and the agent goes on
+        with the rest of the task, trying it again each tick (git lac wait
+        in the background). Once it gets it, it rebases first."""
+        task.waiting = ""
+        for f, at in zip(task.files, task.seen_at, strict=True):
+            if f in task.edited or tick < task.claimed + task.paused + at:
+                continue
+            if arm.edit != "off" and f != task.declared:
+                holders = [
+                    t
+                    for t in live
+                    if t.agent != task.agent
+                    and (arm.kept or t.done < 0)
+                    and (t.declared == f or f in t.edit_locks)
+                    and t.serial not in task.stacked
+                ]
+                if arm.edit == "stack" and holders and all(t.done >= 0 for t in holders):
+                    # every holder is landing: build on their lines, lands them too
+                    task.stacked = task.stacked | {t.serial for t in holders}
+                    for t in holders:
+                        task.stacked |= t.stacked
+                    holders = []
+                held = bool(holders)
+                if board is not None and not (held and task.waited < WAIT_TIMEOUT):
+                    # the board's grant says what the model's rule said
+                    assert board.edit_lock(task, f) is not held, (task.serial, f)
+                if held and task.waited < WAIT_TIMEOUT:
+                    if f not in task.refused:
+                        run.refused += 1
+                        task.refused.add(f)
+                    task.waiting = f
+                    continue
+                if held:  # the wait ran out: changed without the lock
+                    run.timeouts += 1
+                else:
+                    task.edit_locks.add(f)
+                if f in task.refused or (
+                    arm.edit in ("fresh", "stack") and merges(f) and landed_since(task, f)
+                ):
+                    rebase(task, tick)
+            task.edited[f] = tick
+
     for tick in range(ticks):
         for task in list(live):  # work finishes, then lands, in claim order
-            if task.done < 0 and tick >= task.claimed + task.work:
+            if task.done < 0:
+                edit(task, tick)
+            if task.done < 0 and tick >= task.claimed + task.work + task.paused:
+                if task.waiting:  # the rest is done: it waits for the file it was refused
+                    task.paused, task.waited = task.paused + 1, task.waited + 1
+                    continue
                 task.done = tick
                 working.discard(task.agent)
                 if board is not None:
@@ -301,18 +414,11 @@ def simulate(
                 if board is not None and arm.kept:
                     board.landed(task)
                 mine = [f for f in task.files if merges(f)]
-                met = [
-                    f
-                    for f in mine
-                    if any(
-                        at > task.claimed and line not in task.stacked and task.serial not in under
-                        for at, line, under in landings.get(f, ())
-                    )
-                ]
-                if met:
+                met = [f for f in mine if landed_since(task, f)]
+                if met or task.conflicted:
                     run.conflicts += 1
                     # only on files the task did not declare: no claim --next sees those
-                    run.blind += task.declared not in met
+                    run.blind += bool(met) and task.declared not in met
                 for f in mine:  # a line lives at most 6 + 8 ticks: older ones never count
                     kept = [x for x in landings.get(f, ()) if x[0] > tick - 16]
                     landings[f] = [*kept, (tick, task.serial, task.stacked)]
@@ -325,15 +431,8 @@ def simulate(
             # An agent's own claims never refuse it (the board's rule); its
             # landing lines steer it (own="steer", the board's claim --next).
             others = [t for t in holding if t.agent != agent or arm.own == "refuse"]
-            locked = {t.declared for t in others}
-            busy = sorted(
-                {
-                    f
-                    for t in others
-                    for f, at in zip(t.files, t.seen_at, strict=True)
-                    if tick >= t.claimed + at
-                }
-            )
+            locked = {t.declared for t in others} | {f for t in others for f in t.edit_locks}
+            busy = sorted({f for t in others for f in t.edited})
             mine = [t for t in holding if t.agent == agent and t.done >= 0]
             own = [OwnLine(t.serial, None, None, tuple(t.files)) for t in mine]
             busy = busy if arm.avoid != "off" else []
@@ -373,7 +472,8 @@ def simulate(
             ready.append(next(tasks))
             if board is not None:
                 board.add(ready[-1])
-            pick.claimed, pick.agent = tick, agent
+            pick.claimed, pick.agent, pick.base = tick, agent, tick
+            pick.edited[pick.declared] = tick
             if arm.own in ("steer", "avoid"):  # as the claim says (start_from)
                 pick.stacked = frozenset(start_from)
             elif arm.own == "stack":  # what-if: from every own landing line
@@ -396,11 +496,15 @@ def main() -> None:
     parser.add_argument(
         "--board",
         action="store_true",
-        help="claim, lock, land on a real SQLite board (its claim_next); arms it has no "
-        "switch for (avoid-own*, refuse*) are left out",
+        help="claim, lock, land on a real SQLite board (its claim_next, its grants); arms "
+        "it has no switch for (avoid-own*, refuse*, edit-fresh*, edit-stack*) are left out",
     )
     args = parser.parse_args()
-    arms = [a for a in ARMS if not args.board or a.own not in ("avoid", "refuse")]
+    arms = [
+        a
+        for a in ARMS
+        if not args.board or (a.own not in ("avoid", "refuse") and a.edit in ("off", "lock"))
+    ]
     sets, commits = co_change(args.bundle)
     union = not args.no_union
     touched = sum(1 for s in sets if any(UNION.search(f) for f in s))
@@ -422,7 +526,7 @@ def main() -> None:
     # per seed: conflicts/100, throughput, conflicts/100 on undeclared files only
     rows: dict[str, list[tuple[float, float, float]]] = {}
     for arm in arms:
-        idle, passed, blind = [], [], []
+        idle, passed, blind, refused, timeouts = [], [], [], [], []
         rows[arm.name] = []
         for seed in seeds:
             with tempfile.TemporaryDirectory() as where:
@@ -452,12 +556,19 @@ def main() -> None:
             idle.append(100 * run.idle / (args.agents * args.ticks))
             passed.append(run.passed_over)
             blind.append(100 * run.blind / max(run.conflicts, 1))
+            refused.append(run.refused)
+            timeouts.append(run.timeouts)
         med = statistics.median
         print(
             f"{arm.name:<14} {'landed' if arm.kept else 'done':<7} {arm.avoid:<7} "
             f"{arm.own if arm.avoid != 'off' or arm.own == 'stack' else '-':<7} "
             f"{med(r[0] for r in rows[arm.name]):13.2f} {med(r[1] for r in rows[arm.name]):10.2f} "
             f"{med(idle):6.1f} {med(passed):7.0f} {med(blind):7.1f}"
+            + (
+                f"  (edits refused {med(refused):.0f}, waits run out {med(timeouts):.0f})"
+                if arm.edit != "off"
+                else ""
+            )
         )
 
     def versus(arm: str, base: str) -> tuple[float, float]:
@@ -503,6 +614,9 @@ def main() -> None:
         ("after-free", "before"),
         ("after", "before-stack*"),
         ("strict", "before"),
+        ("edit-lock", "before"),
+        ("edit-fresh*", "before"),
+        ("edit-stack*", "before"),
         ("avoid-own*", "before"),
         ("refuse*", "before"),
         ("stack*", "before"),

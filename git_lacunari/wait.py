@@ -28,19 +28,46 @@ LOOK_EVERY_S = 1.0
 
 class Waited:
     """How a wait ended: free (and locked), or ``in_line`` when the time ran
-    out while older waiters had their turn at paths no one held just then."""
+    out while older waiters had their turn at paths no one held just then.
+    ``finished``: the tasks whose locks it waited for that are done now."""
 
     def __init__(
-        self, paths: list[str], waited: float, locks: list[Lock], *, in_line: bool = False
+        self,
+        paths: list[str],
+        waited: float,
+        locks: list[Lock],
+        *,
+        in_line: bool = False,
+        finished: list[int] | None = None,
     ) -> None:
         self.paths, self.waited, self.locks, self.in_line = paths, waited, locks, in_line
+        self.finished = finished or []
 
     def to_json(self) -> dict[str, Any]:
         return {
             "paths": self.paths,
             "waited": round(self.waited, 3),
             "locked": [lk.to_json() for lk in self.locks],
+            "finished": self.finished,
         }
+
+
+def finished_tasks(board: Board, task_ids: set[int]) -> list[int]:
+    """Of the tasks whose locks a wait met, those done now. Their work is
+    in the destination, or on its way there, and the waiter's branch lacks
+    it: changing the paths before bringing it in is the conflict that
+    waiting was for (issue 25)."""
+    from .errors import NotFound
+    from .model import TaskState
+
+    done = []
+    for task_id in sorted(task_ids):
+        try:
+            if board.show(task_id).state == TaskState.DONE:
+                done.append(task_id)
+        except NotFound:  # deleted meanwhile: nothing to bring in
+            continue
+    return done
 
 
 def wait_for_paths(
@@ -64,10 +91,22 @@ def wait_for_paths(
     deadline = None if timeout is None else start + timeout
     turn = None
     told = False
+    met: set[int] = set()  # the tasks whose locks held us
+
+    def ended(locks: list[Lock], *, in_line: bool = False) -> Waited:
+        return Waited(
+            wanted,
+            time.monotonic() - start,
+            locks,
+            in_line=in_line,
+            finished=finished_tasks(board, met) if met else [],
+        )
+
     if lock:  # in line first: the oldest waiter of a path is the one that asks
         from .turns import take_turn
 
         held = board.check(wanted)
+        met.update(c.lock.task_id for c in held if c.lock.task_id is not None)
         if held and on_wait is not None:
             on_wait(held)
             told = True
@@ -77,19 +116,20 @@ def wait_for_paths(
             held = board.check(wanted)
             if held:
                 raise PathLocked(held, advice="still held when the wait ran out")
-            return Waited(wanted, time.monotonic() - start, [], in_line=True)
+            return ended([], in_line=True)
     try:
         while True:
             conflicts = board.check(wanted)
             if not conflicts:
                 if not lock:
-                    return Waited(wanted, time.monotonic() - start, [])
+                    return ended([])
                 try:
                     locks = board.lock(wanted, task_id=task_id)
                 except PathLocked as exc:  # taken between the look and the grant
                     conflicts = exc.conflicts
                 else:
-                    return Waited(wanted, time.monotonic() - start, locks)
+                    return ended(locks)
+            met.update(c.lock.task_id for c in conflicts if c.lock.task_id is not None)
             if not told and on_wait is not None:
                 on_wait(conflicts)
                 told = True

@@ -362,7 +362,7 @@ SUCCESS: dict[str, Schema] = {
     "hooks uninstall": success(hooks=array(HOOK_CHANGE)),
     # `hooks install|uninstall --agent NAME`: a harness's project settings (issue 23).
     "hooks install --agent": success(agents=array(obj(harness=STR, path=STR, action=STR))),
-    "wait": success(paths=array(STR), waited=NUM, locked=array(LOCK)),
+    "wait": success(paths=array(STR), waited=NUM, locked=array(LOCK), finished=array(INT)),
     "keeper": success(
         expired=array(EXPIRED),
         expired_locks=array(obj(agent=STR, silent_for=NUM, locks=array(STR))),

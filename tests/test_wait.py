@@ -15,12 +15,12 @@ Lac = Callable[..., Result]
 LAC = str(Path(sys.executable).parent / "git-lac")
 
 
-def waiter(repo: Path, agent: str, *args: str) -> subprocess.Popen[str]:
+def waiter(repo: Path, agent: str, *args: str, json_out: bool = True) -> subprocess.Popen[str]:
     """A real `git lac wait` in the background; returns once it is waiting
     (its first line on stderr says so: it is in line by then)."""
     env = {**os.environ, "LAC_AGENT": agent}
     proc = subprocess.Popen(
-        [LAC, "wait", "--json", *args],
+        [LAC, "wait", *(["--json"] if json_out else []), *args],
         cwd=repo,
         env=env,
         stdout=subprocess.PIPE,
@@ -63,6 +63,42 @@ def test_a_release_wakes_the_waiter(lac: Lac, repo: Path) -> None:
     assert lac("done", "1", env={"LAC_AGENT": "dana"}).code == 0
     code, body = finish(proc)
     assert code == 0 and body["locked"] == []
+    # the holder finished: its work is what the path was held for
+    assert body["finished"] == [1]
+
+
+def test_a_wait_names_the_finished_holders_and_only_those(lac: Lac, repo: Path) -> None:
+    """Freed by a release, nothing to bring in; freed by done (here and
+    with --lock), the waiter is told to bring that task's work in before it
+    changes the path, which is the conflict it waited to avoid."""
+    assert lac("task", "add", "one", "--write", "core/auth.py").code == 0
+    assert lac("task", "add", "two", "--write", "core/auth.py").code == 0
+    dana = {"LAC_AGENT": "dana"}
+    assert lac("claim", "1", env=dana).code == 0
+    proc = waiter(repo, "bob", "core/auth.py", "--timeout", "60")
+    assert lac("release", "1", env=dana).code == 0
+    code, body = finish(proc)
+    assert code == 0 and body["finished"] == []
+
+    assert lac("claim", "2", env=dana).code == 0
+    proc = waiter(repo, "bob", "core/auth.py", "--timeout", "60", json_out=False)
+    assert lac("done", "2", env=dana).code == 0
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("free: core/auth.py (waited "), out
+    assert lines[1] == (
+        "task #2 finished meanwhile: bring its work into your branch before you change "
+        "these paths (e.g. git pull --rebase, once it has landed)"
+    )
+
+    assert lac("claim", "1", env=dana).code == 0
+    proc = waiter(repo, "bob", "core/auth.py", "--lock", "--timeout", "60")
+    assert lac("done", "1", env=dana).code == 0
+    code, body = finish(proc)
+    assert code == 0 and body["finished"] == [1]
+    locked = body["locked"]
+    assert isinstance(locked, list) and [lk["agent"] for lk in locked] == ["bob"]
 
 
 def test_lock_goes_to_the_oldest_waiter(lac: Lac, repo: Path) -> None:

@@ -106,7 +106,13 @@ def wait(
             waited.to_json(), unfinished="the wait ran out in line behind an older waiter"
         )
     verb = "locked" if take else "free"
-    return Result(
-        waited.to_json(),
-        f"{verb}: {shown(' '.join(waited.paths))} (waited {format_duration(waited.waited)})",
-    )
+    said = f"{verb}: {shown(' '.join(waited.paths))} (waited {format_duration(waited.waited)})"
+    if waited.finished:  # their work is what the paths were held for: bring it in first
+        one = len(waited.finished) == 1
+        tasks = ", ".join(f"#{t}" for t in waited.finished)
+        said += (
+            f"\n{'task' if one else 'tasks'} {tasks} finished meanwhile: bring "
+            f"{'its' if one else 'their'} work into your branch before you change these paths "
+            "(e.g. git pull --rebase, once it has landed)"
+        )
+    return Result(waited.to_json(), said)

@@ -641,6 +641,7 @@ ATTEMPTS: list[tuple[str, str, str]] = [
     ("lac_free_task_locks", "SELECT lac_free_task_locks({held})", "42501"),
     ("lac_record_unlocked", "SELECT lac_record_unlocked('[\"x\"]', {held})", "42501"),
     ("lac_trg_settle", "SELECT lac_trg_settle()", "0A000"),
+    ("lac_trg_task_text", "SELECT lac_trg_task_text()", "0A000"),
     ("lac_notify_change", "SELECT lac_notify_change()", "0A000"),
     # The page's poll of the change counter (0008), the board owner's to read:
     # it answers (a row: "wrote" in _sqlstate's words) and the fingerprint

@@ -361,3 +361,48 @@ def test_a_failing_functions_script_rolls_back_the_last_step(
     monkeypatch.undo()
     assert store.migrate(create=True) == latest
     store.close()
+
+
+def test_task_text_rules_run_when_the_text_is_written(pg_server: str) -> None:
+    """0014: the rules on a task's title, body, lane, needs and creator are a
+    trigger on those columns, not CHECKs on every UPDATE of the row. Any
+    writer of that text is refused as the CHECK refused it (23514, naming
+    the rule); a write of other columns (a claim) does not run them."""
+    import psycopg
+
+    from git_lacunari.board import Board
+    from git_lacunari.identity import Identity
+
+    with pg_schema(pg_server) as url:
+        store = PostgresStore(url)
+        store.migrate(create=True)
+        task = Board(store, Identity("dana", "h", (), "h")).add_task("fine")
+        conn = store.conn
+        for column, value, rule in (
+            ("title", "bell\x07", "lac_tasks_title_ok"),
+            ("title", " ", "lac_tasks_title_ok"),
+            ("body", "x" * 1_000_001, "lac_tasks_body_ok"),
+            ("lane", "a b", "lac_tasks_lane_ok"),
+            ("needs", '["ok", "\u202e"]', "lac_tasks_needs_ok"),
+            ("created_by", "", "lac_tasks_creator_ok"),
+        ):
+            with pytest.raises(psycopg.errors.CheckViolation) as refused:
+                conn.execute(f"UPDATE lac_tasks SET {column} = %s WHERE id = %s", (value, task.id))
+            assert refused.value.diag.constraint_name == rule
+            assert f'violates check constraint "{rule}"' in str(refused.value)
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(
+                "INSERT INTO lac_tasks (title, created_by, created_at) VALUES (%s, 'dana', 0)",
+                ("\x1b[2J",),
+            )
+        # A row written before the rules (as NOT VALID CHECKs let one stay)
+        # is not refused for a write of other columns: the owner's, a claim's.
+        conn.execute("ALTER TABLE lac_tasks DISABLE TRIGGER lac_task_text")
+        conn.execute("UPDATE lac_tasks SET title = %s WHERE id = %s", ("old\x07", task.id))
+        conn.execute("ALTER TABLE lac_tasks ENABLE TRIGGER lac_task_text")
+        conn.execute("UPDATE lac_tasks SET owner = 'erin' WHERE id = %s", (task.id,))
+        row = conn.execute(
+            "SELECT title, owner FROM lac_tasks WHERE id = %s", (task.id,)
+        ).fetchone()
+        assert row is not None and (row["title"], row["owner"]) == ("old\x07", "erin")
+        store.close()

@@ -195,6 +195,36 @@ CREATE OR REPLACE FUNCTION lac_stands_for(e_kind text, e_task bigint, e_agent te
        AND (NOT lac_team() OR e_agent = c_agent)
     $$;
 
+-- A task's text rules, when its text is written (0014: a trigger, not
+-- CHECKs, so that a claim, which writes none of it, does not run them).
+CREATE OR REPLACE FUNCTION lac_trg_task_text() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path FROM CURRENT
+    AS $$
+DECLARE
+    broken text;
+BEGIN
+    IF NOT (length(NEW.title) BETWEEN 1 AND 500
+            AND NEW.title !~ '[\U00000001-\U0000001F\U0000007F]'
+            AND NEW.title ~ '[^[:space:]]') THEN
+        broken := 'lac_tasks_title_ok';
+    ELSIF NOT (length(NEW.body) <= 1000000) THEN
+        broken := 'lac_tasks_body_ok';
+    ELSIF NOT lac_valid_name(NEW.lane) THEN
+        broken := 'lac_tasks_lane_ok';
+    ELSIF NOT lac_valid_names(NEW.needs) THEN
+        broken := 'lac_tasks_needs_ok';
+    ELSIF NOT lac_valid_name(NEW.created_by) THEN
+        broken := 'lac_tasks_creator_ok';
+    END IF;
+    IF broken IS NOT NULL THEN
+        RAISE EXCEPTION 'new row for relation "lac_tasks" violates check constraint "%"', broken
+            USING ERRCODE = 'check_violation', CONSTRAINT = broken, TABLE = 'lac_tasks';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION lac_trg_settle() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path FROM CURRENT  -- it runs at commit, for any client

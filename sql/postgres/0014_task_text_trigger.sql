@@ -11,6 +11,11 @@
 -- writes those. A trigger, unlike a CHECK, can be disabled, but only by
 -- the table's owner or a superuser, who can drop a CHECK as well; a team
 -- agent is neither (0005).
+-- functions/ changes too: the scalar functions that read a table (lac_team,
+-- lac_has, lac_may_change, lac_default_stale, lac_folds, lac_landing_period,
+-- lac_created_now) and lac_valid_duration are PL/pgSQL now, which keeps its
+-- plans for the session, where a SQL function that cannot be inlined is
+-- planned again in every statement that calls it (sql/README.md).
 CREATE OR REPLACE FUNCTION lac_trg_task_text() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path FROM CURRENT

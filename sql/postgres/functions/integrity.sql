@@ -72,8 +72,8 @@ END
 $$;
 
 CREATE OR REPLACE FUNCTION lac_valid_duration(x double precision) RETURNS boolean
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS $$ SELECT x > 0 AND x <= 315360000 $$;
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$ BEGIN RETURN x > 0 AND x <= 315360000; END $$;
 
 -- A setting's text, when the setting is a duration (stale_after).
 CREATE OR REPLACE FUNCTION lac_valid_duration_text(t text) RETURNS boolean
@@ -325,12 +325,14 @@ $$;
 
 -- Was task p_task created in this transaction (its creation not yet settled)?
 CREATE OR REPLACE FUNCTION lac_created_now(p_task bigint) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-    SELECT EXISTS (SELECT 1 FROM lac_changes c
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM lac_changes c
                     WHERE c.tx = pg_current_xact_id() AND c.kind = 'created'
-                      AND c.task_id = p_task)
-    $$;
+                      AND c.task_id = p_task);
+END
+$$;
 
 CREATE OR REPLACE FUNCTION lac_require_finite(p_value double precision, p_what text,
                                               p_zero_ok boolean) RETURNS void

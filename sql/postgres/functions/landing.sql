@@ -12,11 +12,13 @@
 -- claim that starts landing takes it as its stale-after, so every staleness
 -- rule (lac_api_stale_claims, lac_api_expire, the page) applies unchanged.
 CREATE OR REPLACE FUNCTION lac_landing_period() RETURNS double precision
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-    SELECT coalesce((SELECT s.value::double precision FROM lac_settings s
-                      WHERE s.name = 'landing_period'), 86400.0)
-    $$;
+BEGIN
+    RETURN coalesce((SELECT s.value::double precision FROM lac_settings s
+                    WHERE s.name = 'landing_period'), 86400.0);
+END
+$$;
 
 -- Where the holder's claims stand: p_tracks is [[task, branch, tip], ...];
 -- only claims of p_agent at p_instance move (a heartbeat's, a hook's). The

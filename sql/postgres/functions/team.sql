@@ -13,8 +13,12 @@
 
 -- Is this board in team mode (`git lac team enable`)?
 CREATE OR REPLACE FUNCTION lac_team() RETURNS boolean
-    LANGUAGE sql STABLE
-    AS $$ SELECT coalesce((SELECT s.value = 'on' FROM lac_settings s WHERE s.name = 'team_mode'), false) $$;
+    LANGUAGE plpgsql STABLE
+    AS $$
+BEGIN
+    RETURN coalesce((SELECT s.value = 'on' FROM lac_settings s WHERE s.name = 'team_mode'), false);
+END
+$$;
 
 -- The one place identity is decided: in plain mode the name the caller gives;
 -- in team mode the session's role, and a different name given is refused.
@@ -37,13 +41,15 @@ $$;
 -- Is the session's role a member of the board's keeper / admin group (team
 -- mode; the group names are recorded by `team enable` as team_role:KIND)?
 CREATE OR REPLACE FUNCTION lac_has(p_kind text) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-    SELECT coalesce((SELECT pg_has_role(session_user, s.value, 'MEMBER')
+BEGIN
+    RETURN coalesce((SELECT pg_has_role(session_user, s.value, 'MEMBER')
                        FROM lac_settings s
                       WHERE s.name = 'team_role:' || p_kind
-                        AND EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = s.value)), false)
-    $$;
+                        AND EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = s.value)), false);
+END
+$$;
 
 CREATE OR REPLACE FUNCTION lac_refuse(p_message text) RETURNS void
     LANGUAGE plpgsql
@@ -52,13 +58,15 @@ CREATE OR REPLACE FUNCTION lac_refuse(p_message text) RETURNS void
 -- A task claimed by someone is changed (paths, dependencies, locks) only by
 -- its holder, or an admin; in plain mode by anyone, as before.
 CREATE OR REPLACE FUNCTION lac_may_change(p_task bigint) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-    SELECT NOT lac_team() OR lac_has('admin')
+BEGIN
+    RETURN NOT lac_team() OR lac_has('admin')
         OR NOT EXISTS (SELECT 1 FROM lac_tasks t
                         WHERE t.id = p_task AND t.state = 'claimed'
-                          AND t.owner IS DISTINCT FROM session_user::text)
-    $$;
+                          AND t.owner IS DISTINCT FROM session_user::text);
+END
+$$;
 
 CREATE OR REPLACE FUNCTION lac_require_change(p_task bigint) RETURNS void
     LANGUAGE plpgsql STABLE
@@ -78,18 +86,24 @@ CREATE OR REPLACE FUNCTION lac_keeps(p_owner text) RETURNS boolean
 
 -- The board's stale-after for claims that carry none (as board.py reads it).
 CREATE OR REPLACE FUNCTION lac_default_stale() RETURNS double precision
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
-    SELECT coalesce((SELECT s.value::double precision FROM lac_settings s
-                      WHERE s.name = 'stale_after'), 1800.0)
-    $$;
+BEGIN
+    RETURN coalesce((SELECT s.value::double precision FROM lac_settings s
+                    WHERE s.name = 'stale_after'), 1800.0);
+END
+$$;
 
 -- The board's case rule (0010: `git lac init` records 'case' = fold or exact):
 -- does a grant fold case when it compares patterns? A board without one
 -- compares exactly, as before.
 CREATE OR REPLACE FUNCTION lac_folds() RETURNS boolean
-    LANGUAGE sql STABLE
-    AS $$ SELECT coalesce((SELECT s.value = 'fold' FROM lac_settings s WHERE s.name = 'case'), false) $$;
+    LANGUAGE plpgsql STABLE
+    AS $$
+BEGIN
+    RETURN coalesce((SELECT s.value = 'fold' FROM lac_settings s WHERE s.name = 'case'), false);
+END
+$$;
 
 -- Team mode's conflict check, the database's own (rules.conflict): refuses
 -- (LAC01) when any of p_locks ([{"pattern", "mode"}]) meets another holder's

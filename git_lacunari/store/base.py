@@ -78,6 +78,10 @@ class StoreBase:
     def _cursor(self, sql: str, params: dict[str, Any]) -> Cursor:
         raise NotImplementedError
 
+    def _has_rows(self, cursor: Cursor) -> bool:
+        """Did the statement return a result set (zero rows or more)?"""
+        return cursor.description is not None
+
     def _script(self, sql: str) -> None:
         """Run a script of several statements (schema, migrations)."""
         raise NotImplementedError
@@ -171,7 +175,7 @@ class StoreBase:
     def one(self, query: QueryName, /, **params: Any) -> Row | None:
         with self._translated():
             cursor = self._execute(query, params)
-            row: Row | None = cursor.fetchone() if cursor.description is not None else None
+            row: Row | None = cursor.fetchone() if self._has_rows(cursor) else None
         return row
 
     def run(self, query: QueryName, /, **params: Any) -> int:

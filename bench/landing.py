@@ -8,8 +8,9 @@ directory): every task added to it, every claim its ``claim_next`` (given
 what ``landing.steering_facts`` would give it), its locks refusing, ``done``
 (``--now``, or ``land`` with a made-up tip) and the landing settled through
 it. The arms it has no switch for (avoid-own*, refuse*, edit-fresh*,
-edit-stack*) are left out; edit-lock takes its locks through the board's
-grants, and asserts they refuse what the model refuses. Its
+edit-stack*) are left out; edit-lock asks the board's grants for its locks
+(when the model takes one, and when a wait runs out) and asserts each answer
+is the model's. Its
 figures are the model's, to the digit, every column (the model's lock
 rule is the board's).
 

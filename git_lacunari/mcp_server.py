@@ -193,7 +193,9 @@ def build() -> MCPServer[Any]:
     ) -> Body:
         """Block until no other agent holds these paths; lock=true takes them (write
         locks, under task #task if given) the moment they free, oldest waiter first.
-        Refused (path_locked, naming the holders) if `timeout` seconds run out."""
+        Refused (path_locked, naming the holders) if `timeout` seconds run out.
+        `finished`: the tasks whose write locks held them and that are done now:
+        bring their work into your branch before you change these paths."""
         from .wait import wait_for_paths
 
         def act(board: Board) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from .board import Board
 from .errors import InvalidInput, PathLocked
-from .model import Conflict, Lock
+from .model import Conflict, Lock, LockMode
 
 LOOK_EVERY_S = 1.0
 
@@ -53,11 +53,13 @@ class Waited:
 
 
 def finished_tasks(board: Board, task_ids: set[int]) -> list[int]:
-    """Of the tasks whose locks a wait met, those done now. Their work is
-    in the destination, or on its way there, and the waiter's branch lacks
+    """Of the tasks whose write locks a wait met, those done now. Their work
+    is in the destination, or on its way there, and the waiter's branch lacks
     it: changing the paths before bringing it in is the conflict that
-    waiting was for (issue 25)."""
-    from .errors import NotFound
+    waiting was for (issue 25). Told after the wait, as a courtesy: a board
+    that cannot answer now gives none, rather than failing a wait that has
+    ended (with --lock, one that holds its locks)."""
+    from .errors import LacError
     from .model import TaskState
 
     done = []
@@ -65,8 +67,8 @@ def finished_tasks(board: Board, task_ids: set[int]) -> list[int]:
         try:
             if board.show(task_id).state == TaskState.DONE:
                 done.append(task_id)
-        except NotFound:  # deleted meanwhile: nothing to bring in
-            continue
+        except LacError:
+            return done
     return done
 
 
@@ -91,45 +93,36 @@ def wait_for_paths(
     deadline = None if timeout is None else start + timeout
     turn = None
     told = False
-    met: set[int] = set()  # the tasks whose locks held us
+    # The tasks whose write locks held us: a reader's work changes nothing
+    # the waiter must bring in.
+    met: set[int] = set()
 
-    def ended(locks: list[Lock], *, in_line: bool = False) -> Waited:
-        return Waited(
-            wanted,
-            time.monotonic() - start,
-            locks,
-            in_line=in_line,
-            finished=finished_tasks(board, met) if met else [],
+    def meet(conflicts: list[Conflict]) -> None:
+        met.update(
+            c.lock.task_id
+            for c in conflicts
+            if c.lock.task_id is not None and c.lock.mode == LockMode.WRITE
         )
 
-    if lock:  # in line first: the oldest waiter of a path is the one that asks
-        from .turns import take_turn
-
-        held = board.check(wanted)
-        met.update(c.lock.task_id for c in held if c.lock.task_id is not None)
-        if held and on_wait is not None:
-            on_wait(held)
-            told = True
-
-        turn = take_turn(board, wanted, deadline)
-        if turn is None:
+    def until_free() -> Waited:
+        nonlocal told
+        if turn is None and lock:
             held = board.check(wanted)
             if held:
                 raise PathLocked(held, advice="still held when the wait ran out")
-            return ended([], in_line=True)
-    try:
+            return Waited(wanted, time.monotonic() - start, [], in_line=True)
         while True:
             conflicts = board.check(wanted)
             if not conflicts:
                 if not lock:
-                    return ended([])
+                    return Waited(wanted, time.monotonic() - start, [])
                 try:
                     locks = board.lock(wanted, task_id=task_id)
                 except PathLocked as exc:  # taken between the look and the grant
                     conflicts = exc.conflicts
                 else:
-                    return ended(locks)
-            met.update(c.lock.task_id for c in conflicts if c.lock.task_id is not None)
+                    return Waited(wanted, time.monotonic() - start, locks)
+            meet(conflicts)
             if not told and on_wait is not None:
                 on_wait(conflicts)
                 told = True
@@ -137,6 +130,21 @@ def wait_for_paths(
             if left is not None and left <= 0:
                 raise PathLocked(conflicts, advice="still held when the wait ran out")
             board.store.wait_for_change(LOOK_EVERY_S if left is None else min(left, LOOK_EVERY_S))
+
+    if lock:  # in line first: the oldest waiter of a path is the one that asks
+        from .turns import take_turn
+
+        held = board.check(wanted)
+        meet(held)
+        if held and on_wait is not None:
+            on_wait(held)
+            told = True
+        turn = take_turn(board, wanted, deadline)
+    try:
+        waited = until_free()
     finally:
         if turn is not None:
             turn.release()
+    if met:  # after our turn is given up: the next in line need not wait for this
+        waited.finished = finished_tasks(board, met)
+    return waited

@@ -215,6 +215,7 @@ RELEASED = {
     "postgres/0011_notices.sql": "f653e6a17faed638",
     "postgres/0012_claim_speed.sql": "15b8e9c11f499abe",
     "postgres/0013_glob_index.sql": "a98483544d39fadc",
+    "postgres/0014_task_text_trigger.sql": "2226c3c922625fd5",
     "sqlite/0001_board.sql": "ece4f43698e69b58",
     "sqlite/0002_instances.sql": "872d675aa8375ce4",
     "sqlite/0003_scale.sql": "32a035f2cf05920c",
@@ -228,6 +229,7 @@ RELEASED = {
     "sqlite/0011_notices.sql": "faefe0ccf6e71206",
     "sqlite/0012_claim_speed.sql": "65eb58800cc2c37f",
     "sqlite/0013_glob_index.sql": "4559ca31770a9b0b",
+    "sqlite/0014_task_text_trigger.sql": "f9ad47a2429adbdd",
 }
 
 
@@ -367,7 +369,9 @@ def test_task_text_rules_run_when_the_text_is_written(pg_server: str) -> None:
     """0014: the rules on a task's title, body, lane, needs and creator are a
     trigger on those columns, not CHECKs on every UPDATE of the row. Any
     writer of that text is refused as the CHECK refused it (23514, naming
-    the rule); a write of other columns (a claim) does not run them."""
+    the rule: the same as before, which the first part shows); a write of
+    other columns (a claim) does not run them, which only the trigger does
+    (the last part: with the CHECKs the owner's UPDATE was refused)."""
     import psycopg
 
     from git_lacunari.board import Board
@@ -406,3 +410,40 @@ def test_task_text_rules_run_when_the_text_is_written(pg_server: str) -> None:
         ).fetchone()
         assert row is not None and (row["title"], row["owner"]) == ("old\x07", "erin")
         store.close()
+
+
+def test_migrate_outwaits_a_busy_board_then_gives_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Busy while migrating (another process migrating the same board, most
+    likely) is tried again for MIGRATION_WAIT_S, not one busy timeout; a
+    board busy for longer is BoardBusy, as before, with nothing applied."""
+    import sqlite3
+    import threading
+
+    from git_lacunari.errors import BoardBusy
+    from git_lacunari.store import base
+
+    path = tmp_path / "b.db"
+    old = SqliteStore(path)
+    old.migrate(create=True, upto=latest_version("sqlite") - 1)
+    old.close()
+
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    store = SqliteStore(path, timeout=0.2)
+    monkeypatch.setattr(base, "MIGRATION_WAIT_S", 0.6)
+    with pytest.raises(BoardBusy):
+        store.migrate(create=True)
+    assert store.schema_version() == latest_version("sqlite") - 1
+
+    monkeypatch.setattr(base, "MIGRATION_WAIT_S", 30.0)
+    release = threading.Timer(1.0, lambda: holder.execute("COMMIT"))
+    release.start()
+    try:
+        assert store.migrate(create=True) == latest_version("sqlite")
+    finally:
+        release.join()
+        holder.close()
+    assert store.schema_version() == latest_version("sqlite")
+    store.close()

@@ -101,6 +101,18 @@ def test_a_wait_names_the_finished_holders_and_only_those(lac: Lac, repo: Path) 
     assert isinstance(locked, list) and [lk["agent"] for lk in locked] == ["bob"]
 
 
+def test_a_reader_that_finished_is_not_named(lac: Lac, repo: Path) -> None:
+    """A read lock holds the path too, but its task changed nothing there:
+    its done is nothing to bring in."""
+    assert lac("task", "add", "look", "--read", "docs/guide.md").code == 0
+    dana = {"LAC_AGENT": "dana"}
+    assert lac("claim", "1", env=dana).code == 0
+    proc = waiter(repo, "bob", "docs/guide.md", "--timeout", "60")
+    assert lac("done", "1", env=dana).code == 0
+    code, body = finish(proc)
+    assert code == 0 and body["finished"] == []
+
+
 def test_lock_goes_to_the_oldest_waiter(lac: Lac, repo: Path) -> None:
     """Two waiters with --lock: the release gives the path to the one that
     waited longest, in one grant; the other keeps waiting and, when its time

@@ -9,6 +9,7 @@ whether a transaction is open, and how to read its driver's errors
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
@@ -19,6 +20,9 @@ from .queries import functions, latest_version, migrations
 from .query_names import QueryName
 
 DEFAULT_TIMEOUT_S = 5.0
+# How long migrate keeps trying while the board is busy (another process
+# migrating it, most likely: StoreBase.migrate).
+MIGRATION_WAIT_S = 60.0
 # lac.timeout's ceiling: PostgreSQL's statement_timeout (2T, in ms) must fit an int.
 MAX_TIMEOUT_S = 86400.0
 # A one-statement transaction that the server rolled back for a deadlock or a
@@ -235,20 +239,38 @@ class StoreBase:
                 f"the board at {self.where} has schema version {current}, older than "
                 f"this git-lacunari ({latest}): run `git lac init` to migrate it"
             )
+        # Busy while migrating: most likely another process migrating the same
+        # board (every agent upgraded at once), which takes longer than a
+        # claim on a loaded machine and ends with the board migrated. Each
+        # step is its own transaction, rolled back when busy: try again,
+        # for up to MIGRATION_WAIT_S, not one busy timeout.
+        patience = time.monotonic() + MIGRATION_WAIT_S
         while True:
-            with self.write():
-                self.run("serialize_migrations")
-                self._script(self.queries["version_table"])
-                current = self.schema_version()  # another process may have won the race
-                self._refuse_too_new(current, latest)
-                steps = _next_steps(self.dialect, current, latest, fresh=upto is None)
-                if not steps:
+            try:
+                if not self._migrate_step(latest, final, fresh=upto is None):
                     return latest
-                for version, name, sql in steps:
-                    self._script(sql)
-                    self.run("record_version", version=version, name=name)
-                if steps[-1][0] == final:
-                    self._apply_functions()
+            except BoardBusy:
+                if time.monotonic() >= patience:
+                    raise
+
+    def _migrate_step(self, latest: int, final: int, *, fresh: bool) -> bool:
+        """One transaction of migrate: the steps due now (each step re-reads
+        the version inside it, so another process's are never applied
+        twice). False when none were due: the board is at ``latest``."""
+        with self.write():
+            self.run("serialize_migrations")
+            self._script(self.queries["version_table"])
+            current = self.schema_version()  # another process may have won the race
+            self._refuse_too_new(current, latest)
+            steps = _next_steps(self.dialect, current, latest, fresh=fresh)
+            if not steps:
+                return False
+            for version, name, sql in steps:
+                self._script(sql)
+                self.run("record_version", version=version, name=name)
+            if steps[-1][0] == final:
+                self._apply_functions()
+        return True
 
     def _apply_functions(self) -> None:
         """Run ``functions/`` over the migrated schema. CREATE OR REPLACE

@@ -10,7 +10,11 @@
 -- nothing written). The owner and instance rules stay CHECKs: a claim
 -- writes those. A trigger, unlike a CHECK, can be disabled, but only by
 -- the table's owner or a superuser, who can drop a CHECK as well; a team
--- agent is neither (0005).
+-- agent is neither (0005). It is also skipped under session_replication_role
+-- = replica (a superuser's setting, unless one grants SET on it; a logical
+-- replication apply worker runs so): such a writer is trusted with the rows.
+-- The check runs in a BEFORE trigger: one added later that changes NEW must
+-- sort before lac_task_text (triggers fire in name order).
 -- functions/ changes too: the scalar functions that read a table (lac_team,
 -- lac_has, lac_may_change, lac_default_stale, lac_folds, lac_landing_period,
 -- lac_created_now) and lac_valid_duration are PL/pgSQL now, which keeps its

@@ -23,6 +23,7 @@ DEFAULT_TIMEOUT_S = 5.0
 # How long migrate keeps trying while the board is busy (another process
 # migrating it, most likely: StoreBase.migrate).
 MIGRATION_WAIT_S = 60.0
+WAITED_FOR_A_LOCK = ("locked", "lock_timeout", "deadlock", "serialization_failure")
 # lac.timeout's ceiling: PostgreSQL's statement_timeout (2T, in ms) must fit an int.
 MAX_TIMEOUT_S = 86400.0
 # A one-statement transaction that the server rolled back for a deadlock or a
@@ -249,8 +250,10 @@ class StoreBase:
             try:
                 if not self._migrate_step(latest, final, fresh=upto is None):
                     return latest
-            except BoardBusy:
-                if time.monotonic() >= patience:
+            except BoardBusy as exc:
+                # a wait for a lock: worth another try; a statement that ran
+                # too long would only run too long again
+                if exc.cause not in WAITED_FOR_A_LOCK or time.monotonic() >= patience:
                     raise
 
     def _migrate_step(self, latest: int, final: int, *, fresh: bool) -> bool:

@@ -734,3 +734,50 @@ def test_others_live_work_is_passed_over_for_its_own(landing: str, lac: Lac, rep
     # #4 is dana's again; #3 meets only erin's own line, in work: hers.
     hers = lac("claim", "--next", "--as", "erin", "--json")
     assert hers.json["task"]["id"] == 3 and hers.json["start_from"] == []
+
+
+def test_an_undeclared_file_locked_at_the_edit_waits_for_the_landing(
+    lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """The README's flow for the files nobody declared (lac.edit.undeclared =
+    lock): dana's edit hook locks a file her claim did not declare; it stays
+    hers through `done` until her work lands; erin's edit of it is refused at
+    the edit, her `git lac wait` is woken by the landing (the server's
+    post-receive) and names the task to bring in; then her edit takes it."""
+    from .test_edit_guard import claude, claude_allowed, claude_denied, hook
+    from .test_wait import finish, waiter
+
+    hooked(server, repo, board_url)
+    assert lac("hooks", "install").code == 0
+    git(repo, "config", "lac.edit.undeclared", "lock")
+    assert lac("task", "add", "auth", "--write", "core/auth.py").code == 0
+    assert lac("task", "add", "docs", "--write", "docs/").code == 0
+    git(repo, "checkout", "-q", "-b", "feat")
+    assert lac("claim", "1", "--as", "dana").code == 0
+
+    def edit(agent: str, path: str) -> Result:
+        payload = claude(repo, "Write", {"file_path": str(repo / path), "content": "x"})
+        return hook(repo, payload, agent=agent)
+
+    took = edit("dana", "core/session.py")
+    claude_allowed(took)
+    assert "locked core/session.py for task #1" in took.err
+    work(repo, "feat", "core/auth.py", "dana's login\n")
+    work(repo, "feat", "core/session.py", "dana's session\n")
+    done = lac("done", "1", "--as", "dana", "--json")
+    assert done.code == 0 and done.json["landing"] is True, done.err
+
+    git(repo, "checkout", "-q", "-b", "docs", "main")  # erin's own line
+    assert lac("claim", "2", "--as", "erin").code == 0
+    reason = claude_denied(edit("erin", "core/session.py"))
+    assert reason == "dana holds core/session.py on task #1; git lac wait core/session.py"
+    waiting = waiter(repo, "erin", "core/session.py", "--timeout", "60")
+    pushed = run_git(
+        repo, "push", "-q", "-o", "lac.agent=dana", "origin", "feat:main", agent="dana"
+    )
+    assert pushed.code == 0, pushed.err
+    code, body = finish(waiting)
+    assert code == 0 and body["finished"] == [1], body
+    took = edit("erin", "core/session.py")
+    claude_allowed(took)
+    assert "locked core/session.py for task #2" in took.err

@@ -12,7 +12,8 @@ The answer, in the harness's own protocol (:mod:`git_lacunari.agents`):
 - a path another agent holds: refused, naming holder and task, and how to
   wait (``dana holds core/auth.py on task #12; git lac wait core/auth.py``);
 - a path our claim did not declare: ``lac.edit.undeclared`` (allow | lock |
-  deny; ``lock`` takes a write lock on it under our newest claim, when free);
+  deny; ``lock`` takes a write lock on it under our newest claim in work,
+  when free; a path our claim only reads counts as undeclared for an edit);
 - no claim at all: ``lac.edit.unclaimed`` (allow | deny, "claim a task first");
 - a payload not of the documented shape: ``lac.edit.malformed`` (allow |
   deny), one line on stderr either way;
@@ -223,6 +224,11 @@ class Decision:
 def _wait_hint(paths: list[str], cwd: str, top: str) -> str:
     import shlex
 
+    from .paths import literal
+
+    # Each a path as itself: a file named like a glob (*.md) is waited for
+    # alone, not every path the glob would match.
+    paths = [literal(p.rstrip("/")) + ("/" if p.endswith("/") else "") for p in paths]
     inside = _under(os.path.realpath(cwd), top) is not None or os.path.realpath(cwd) == top
     shown = [os.path.relpath(os.path.join(top, p), cwd) if inside else p for p in paths]
     return "git lac wait " + " ".join(shlex.quote(p) for p in shown)
@@ -274,7 +280,7 @@ def decide(board: Board, rel: list[str], written: list[str], cwd: str, repo: Rep
             + " ".join(shlex.quote(p) for p in undeclared),
             tuple(rel),
         )
-    try:  # lock: take it under our newest claim, when it is free
+    try:  # lock: take it under our newest claim in work, when it is free
         from .paths import literal
 
         board.lock([literal(p) for p in undeclared], task_id=task)

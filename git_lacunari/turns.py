@@ -16,6 +16,7 @@ by itself: its turn is held by its connection or its process.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .board import Board
+from .errors import CannotWorkHere
 
 TICKET_POLL_S = 0.1
 
@@ -99,16 +101,23 @@ def _file_turn(board: Board, patterns: list[str], deadline: float | None) -> Tur
         for path, handle in tickets:
             path.unlink(missing_ok=True)
             handle.close()
+            with contextlib.suppress(OSError):  # the last one out removes the line
+                path.parent.rmdir()
 
     try:
         for pattern in patterns:
             directory = where / _key(pattern)
-            directory.mkdir(parents=True, exist_ok=True)
             path = directory / name
             # Locked under a name no other waiter reads, then put in line: a
             # ticket in line is always held while its waiter lives.
             hidden = directory / f".{name}"
-            handle = open(hidden, "w")  # noqa: SIM115 - held for the turn's lifetime
+            while True:
+                directory.mkdir(parents=True, exist_ok=True)
+                try:
+                    handle = open(hidden, "w")  # noqa: SIM115 - held for the turn's lifetime
+                except FileNotFoundError:  # removed by the last waiter leaving: again
+                    continue
+                break
             fcntl.flock(handle, fcntl.LOCK_EX)
             os.replace(hidden, path)
             tickets.append((path, handle))
@@ -119,6 +128,9 @@ def _file_turn(board: Board, patterns: list[str], deadline: float | None) -> Tur
                 release()
                 return None
             time.sleep(TICKET_POLL_S)
+    except OSError as exc:  # out of file descriptors, a full or read-only disk
+        release()
+        raise CannotWorkHere(f"cannot wait in line at {where}: {exc.strerror or exc}") from None
     except BaseException:
         release()
         raise

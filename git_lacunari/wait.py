@@ -24,6 +24,9 @@ from .errors import InvalidInput, PathLocked
 from .model import Conflict, Lock, LockMode
 
 LOOK_EVERY_S = 1.0
+# A waiter for the lock holds a turn per path (a ticket file, or an advisory
+# lock): bounded, so a long list is refused in one line, not by the kernel.
+MAX_LOCK_PATHS = 256
 
 
 class Waited:
@@ -89,6 +92,17 @@ def wait_for_paths(
     wanted = [s.pattern for s in board.specs(patterns, ())]
     if timeout is not None and timeout < 0:
         raise InvalidInput("--timeout must not be negative")
+    if lock and len(wanted) > MAX_LOCK_PATHS:
+        raise InvalidInput(
+            f"wait --lock takes at most {MAX_LOCK_PATHS} paths (each waits its turn in a "
+            f"line of its own), not {len(wanted)}: name their directory or a glob"
+        )
+    if lock and task_id is not None:  # refused now, not once the paths are free
+        board.require_claim(task_id, "claim it first")
+    # check and lock resolve what they are given from the current directory,
+    # as the command line does: give them ours from the top, spelled from here.
+    up = "../" * len([part for part in board.prefix.split("/") if part])
+    asked = [up + pattern for pattern in wanted]
     start = time.monotonic()
     deadline = None if timeout is None else start + timeout
     turn = None
@@ -107,17 +121,17 @@ def wait_for_paths(
     def until_free() -> Waited:
         nonlocal told
         if turn is None and lock:
-            held = board.check(wanted)
+            held = board.check(asked)
             if held:
                 raise PathLocked(held, advice="still held when the wait ran out")
             return Waited(wanted, time.monotonic() - start, [], in_line=True)
         while True:
-            conflicts = board.check(wanted)
+            conflicts = board.check(asked)
             if not conflicts:
                 if not lock:
                     return Waited(wanted, time.monotonic() - start, [])
                 try:
-                    locks = board.lock(wanted, task_id=task_id)
+                    locks = board.lock(asked, task_id=task_id)
                 except PathLocked as exc:  # taken between the look and the grant
                     conflicts = exc.conflicts
                 else:
@@ -134,7 +148,7 @@ def wait_for_paths(
     if lock:  # in line first: the oldest waiter of a path is the one that asks
         from .turns import take_turn
 
-        held = board.check(wanted)
+        held = board.check(asked)
         meet(held)
         if held and on_wait is not None:
             on_wait(held)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -407,3 +408,37 @@ def test_the_resident_helper_answers_the_same_and_is_optional(claimed: Path, lac
     # A socket that answers nothing: the hook decides itself.
     (claimed / ".git" / "lacunari").mkdir(exist_ok=True)
     claude_allowed(hook(claimed, write(claimed, "README"), helper=False))
+
+
+def test_a_path_declared_for_reading_is_undeclared_for_an_edit(lac: Lac, repo: Path) -> None:
+    """A read lock goes at done, before the work lands: an edit of a path the
+    claim only reads is an undeclared write (lac.edit.undeclared), and with
+    lock it takes a write lock that refuses other writers and readers."""
+    assert lac("task", "add", "look", "--read", "docs/guide.md").code == 0
+    assert lac("claim", "1", env={"LAC_AGENT": "alice"}).code == 0
+    git(repo, "config", "lac.edit.undeclared", "deny")
+    reason = claude_denied(hook(repo, write(repo, "docs/guide.md")))
+    assert reason.startswith("docs/guide.md is not declared by your claim of task #1")
+    git(repo, "config", "lac.edit.undeclared", "lock")
+    took = hook(repo, write(repo, "docs/guide.md"))
+    claude_allowed(took)
+    assert "locked docs/guide.md for task #1" in took.err
+    modes = {(lk["pattern"], lk["mode"]) for lk in lac("locks", "--json").json["locks"]}
+    assert ("docs/guide.md", "write") in modes
+    assert lac("lock", "--read", "docs/guide.md", env={"LAC_AGENT": "ivy"}).code == 1
+
+
+def test_the_wait_advice_names_a_glob_named_file_as_itself(lac: Lac, repo: Path) -> None:
+    """A file named *.md held by another: the advice waits for that file, not
+    for every .md file (which it would, spelled as a glob)."""
+    from .test_wait import finish, waiter
+
+    assert lac("lock", "\\*.md", env={"LAC_AGENT": "erin"}).code == 0
+    assert lac("lock", "a.md", env={"LAC_AGENT": "frank"}).code == 0
+    reason = claude_denied(hook(repo, write(repo, "*.md")))
+    assert reason == "erin holds \\*.md (no task) (covering *.md); git lac wait '\\*.md'"
+    advised = reason.rpartition("git lac wait ")[2]
+    waiting = waiter(repo, "alice", shlex.split(advised)[0], "--timeout", "60")
+    assert lac("unlock", "\\*.md", env={"LAC_AGENT": "erin"}).code == 0
+    code, body = finish(waiting)
+    assert code == 0 and body["paths"] == ["\\*.md"], body  # frank's a.md did not hold it

@@ -781,3 +781,27 @@ def test_an_undeclared_file_locked_at_the_edit_waits_for_the_landing(
     took = edit("erin", "core/session.py")
     claude_allowed(took)
     assert "locked core/session.py for task #2" in took.err
+
+
+def test_the_edit_hook_locks_under_a_claim_in_work_not_a_landing_one(
+    lac: Lac, repo: Path, server: Path
+) -> None:
+    """lac.edit.undeclared = lock takes the new lock under the newest claim
+    still in work: a landing claim's locks go when its work lands, and an
+    edit made now is not part of that work."""
+    from .test_edit_guard import claude, claude_allowed, hook
+
+    assert lac("hooks", "install").code == 0
+    git(repo, "config", "lac.edit.undeclared", "lock")
+    assert lac("task", "add", "docs", "--write", "docs/").code == 0
+    assert lac("task", "add", "auth", "--write", "core/auth.py").code == 0
+    assert lac("claim", "1", "--as", "dana").code == 0  # in work
+    git(repo, "checkout", "-q", "-b", "feat")
+    assert lac("claim", "2", "--as", "dana").code == 0  # newer, and landing below
+    work(repo, "feat", "core/auth.py", "dana's login\n")
+    done = lac("done", "2", "--as", "dana", "--json")
+    assert done.code == 0 and done.json["landing"] is True, done.err
+    payload = claude(repo, "Write", {"file_path": str(repo / "core/new.py"), "content": "x"})
+    took = hook(repo, payload, agent="dana")
+    claude_allowed(took)
+    assert "locked core/new.py for task #1" in took.err

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from .conftest import Result
 
 Lac = Callable[..., Result]
@@ -131,3 +133,49 @@ def test_lock_goes_to_the_oldest_waiter(lac: Lac, repo: Path) -> None:
     assert isinstance(refused, dict) and refused["holder"] == "bob"
     holders = [lk["agent"] for lk in lac("locks", "--json").json["locks"]]
     assert holders == ["bob"]
+
+
+def test_a_wait_from_a_subdirectory_means_the_paths_it_names(lac: Lac, repo: Path) -> None:
+    """Paths resolve from the current directory once, as everywhere: held
+    sub/s.py is held when waited for as s.py from sub/, and --lock takes
+    sub/s.py itself (not sub/sub/s.py). So does the edit hook's advice,
+    spelled from where the agent stands."""
+    sub = repo / "sub"
+    sub.mkdir()
+    assert lac("lock", "sub/s.py", env={"LAC_AGENT": "erin"}).code == 0
+    refused = lac("wait", "s.py", "--timeout", "0.2", "--json", cwd=sub)
+    assert refused.code == 1 and refused.json["refused"]["holder"] == "erin", refused.out
+    assert lac("wait", "../sub/s.py", "--timeout", "0.2", cwd=sub).code == 1
+    assert lac("unlock", "sub/s.py", env={"LAC_AGENT": "erin"}).code == 0
+    took = lac("wait", "s.py", "--lock", "--json", cwd=sub)
+    assert took.code == 0, took.err
+    assert took.json["paths"] == ["sub/s.py"]
+    assert [lk["pattern"] for lk in lac("locks", "--json").json["locks"]] == ["sub/s.py"]
+
+
+def test_wait_lock_refuses_at_once_what_it_could_never_do(lac: Lac, repo: Path) -> None:
+    """Too many paths for a line each, or a --task that is not our claim:
+    one line, nothing taken, at once (not after the paths come free)."""
+    many = [f"g{n}.py" for n in range(257)]
+    result = lac("wait", *many, "--lock", "--timeout", "60")
+    assert result.code == 2
+    assert result.err.strip() == (
+        "git lac: wait --lock takes at most 256 paths (each waits its turn in a line of its "
+        "own), not 257: name their directory or a glob"
+    )
+    assert lac("lock", "a.py", env={"LAC_AGENT": "erin"}).code == 0
+    result = lac("wait", "a.py", "--lock", "--task", "99", "--timeout", "60", "--json")
+    assert result.code == 1 and result.json["refused"]["reason"] == "not_found", result.out
+    assert [lk["agent"] for lk in lac("locks", "--json").json["locks"]] == ["erin"]
+
+
+def test_a_line_leaves_nothing_behind(lac: Lac, repo: Path, backend: str) -> None:
+    """The waiters' line of a path (SQLite: a directory of tickets beside the
+    board) is gone when its last waiter leaves."""
+    if backend != "sqlite":
+        pytest.skip("PostgreSQL's line is advisory locks, gone with their session")
+    for n in range(3):
+        assert lac("wait", f"p{n}.py", "q.py", "--lock").code == 0
+        assert lac("unlock", f"p{n}.py", "q.py").code == 0
+    turns = repo / ".git" / "lacunari" / "turns"
+    assert not turns.exists() or list(turns.iterdir()) == []

@@ -25,6 +25,7 @@ from ..model import (
     TaskState,
 )
 from ..store import Row, Store
+from .validate import validate_task_id
 
 # A listing says how many more rows match, counted up to this many: a count
 # never reads more than COUNT_CAP index entries, so a page costs the same on
@@ -188,6 +189,14 @@ class BoardCore:
 
     def _not_ours(self, task: Task, advice: str = "") -> Refused:
         return NotOwner(agent=self.agent, task=task.id, holder=task.owner, advice=advice)
+
+    def require_claim(self, task_id: int, advice: str = "") -> Task:
+        """Our claim of the task, here; else refused as ``lock --task`` and
+        ``wait --lock --task`` refuse it (``not_owner``, ``not_found``, or
+        held elsewhere). For a caller that must know before it waits."""
+        task_id = validate_task_id(task_id)
+        with self.store.read():
+            return self._require_own_claim(task_id, advice)
 
     def _require_own_claim(self, task_id: int, advice: str = "") -> Task:
         """The task, if it is claimed by us; else refused as ``not_owner``."""

@@ -15,8 +15,8 @@ class EditView:
     """:meth:`EditTime.edit_view`'s answer."""
 
     others: list[Conflict]  # other agents' locks covering the paths
-    covered: set[str]  # the paths one of our own locks here covers
-    claims: list[int]  # our claims here, newest first
+    covered: set[str]  # the paths one of our own write locks here covers
+    claims: list[int]  # our claims here, in work before landing, newest first
     oldest_heartbeat_age: float | None  # seconds, on the board's clock
     now: float | None
 
@@ -35,7 +35,14 @@ class EditTime(Locks):
             inside = self._conflicts([PathSpec(paths.literal(t), LockMode.WRITE) for t in trees])
             claims = self.store.all("own_claims", agent=self.agent, instance=self.instance)
         now = float(claims[0]["now"]) if claims else None
-        ours = {h.path for h in holdings if self._is_ours(h.lock.agent, h.lock.instance)}
+        # Covered for an edit: by a write lock of ours. A path our claim only
+        # reads is undeclared for writing (its read lock goes at done, before
+        # the change lands).
+        ours = {
+            h.path
+            for h in holdings
+            if self._is_ours(h.lock.agent, h.lock.instance) and h.lock.mode == LockMode.WRITE
+        }
         others = [h for h in holdings if not self._is_ours(h.lock.agent, h.lock.instance)]
         seen = {h.lock.id for h in others}
         others += [c for c in inside if c.lock.id not in seen]

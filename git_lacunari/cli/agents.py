@@ -96,7 +96,12 @@ def mcp_cmd(session: Session, as_json: bool) -> Result:
 @click.command("wait", context_settings=CONTEXT)
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--timeout", metavar="D", help="Give up after D (5, 30s, 2m): exit 1.")
-@click.option("--lock", "take", is_flag=True, help="Take write locks on them as they free.")
+@click.option(
+    "--lock",
+    "take",
+    is_flag=True,
+    help="Take write locks on them as they free (at most 256 paths).",
+)
 @click.option("--task", "task_id", metavar="ID", help="With --lock: under this claim of mine.")
 @common
 def wait_cmd(

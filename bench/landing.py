@@ -117,7 +117,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from git_lacunari.rules import Meeting, OwnLine, steer
+from git_lacunari.rules import LandingLine, Meeting, steer
 
 BUNDLE = (
     Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "requests-main.bundle"
@@ -273,7 +273,7 @@ class RealBoard:
         assert made.id == task.serial, (made.id, task.serial)
 
     def claim_next(
-        self, agent: int, busy: list[str], own: list[OwnLine], *, strict: bool
+        self, agent: int, busy: list[str], own: list[LandingLine], *, strict: bool
     ) -> tuple[int, list[int], bool] | None:
         from git_lacunari.errors import NotFound
 
@@ -435,7 +435,7 @@ def simulate(
             locked = {t.declared for t in others} | {f for t in others for f in t.edit_locks}
             busy = sorted({f for t in others for f in t.edited})
             mine = [t for t in holding if t.agent == agent and t.done >= 0]
-            own = [OwnLine(t.serial, None, None, tuple(t.files)) for t in mine]
+            own = [LandingLine(t.serial, None, None, tuple(t.files)) for t in mine]
             busy = busy if arm.avoid != "off" else []
             own = own if arm.avoid != "off" and arm.own in ("steer", "avoid") else []
             chosen: tuple[int, list[int], bool] | None

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 from .errors import CannotWorkHere, InvalidInput
 from .model import LockMode, Task
 from .repo import Repo, git, server_root
-from .rules import OwnLine
+from .rules import LandingLine
 
 if TYPE_CHECKING:
     from .board import Board
@@ -75,7 +75,8 @@ def commit_id(cwd: Path, rev: str) -> str | None:
     return out.decode().strip() or None
 
 
-def _is_ancestor(cwd: Path, tip: str, target: str) -> bool:
+def is_ancestor(cwd: Path, tip: str, target: str) -> bool:
+    """Whether ``target`` contains ``tip`` (False too when either is not here)."""
     try:
         git("merge-base", "--is-ancestor", tip, target, cwd=cwd)
     except CannotWorkHere:  # exit 1: not an ancestor
@@ -121,7 +122,7 @@ def landed(cwd: Path, target: str, tip: str, task_id: int) -> LandedBy | None:
     target_id, tip_id = commit_id(cwd, target), commit_id(cwd, tip)
     if target_id is None or tip_id is None:
         return None
-    if _is_ancestor(cwd, tip_id, target_id):
+    if is_ancestor(cwd, tip_id, target_id):
         return LandedBy.MERGED
     if _every_patch_upstream(cwd, tip_id, target_id):
         return LandedBy.REBASED
@@ -313,24 +314,28 @@ def fetch_destination(repo: Repo, dest: str) -> None:
         git("fetch", "--quiet", remote, cwd=repo.toplevel)
 
 
-def steering_facts(board: Board, repo: Repo) -> tuple[list[str], list[OwnLine]]:
+def steering_facts(board: Board, repo: Repo) -> tuple[list[str], list[LandingLine]]:
     """What ``claim --next`` steers by (:func:`rules.steer`): the paths other
     agents' live claims change (the paths they declared, and the files their
-    branches' commits not in the destination change), and our own landing
-    lines, each with the paths it changed (its declared write paths, and the
-    files of its commits not in the destination). Observed only from the
-    tips the board recorded and this clone has. Three git processes for the
-    others however many claims, one more per landing line of ours."""
+    branches' commits not in the destination change), and the landing lines
+    a claim could start from, each with the paths it changed (its declared
+    write paths, and the files of its commits not in the destination): our
+    own, and (stacking) other agents' whose tips this clone has. Another's
+    landing line whose tip is not here cannot be built on: its paths are
+    busy and its locks refuse. Observed only from the tips the board
+    recorded and this clone has. Three git processes for the claims in
+    work however many, one more per landing line."""
     live = board.live_claims()
-    others = [t for t in live if t.owner != board.agent]
-    mine = [t for t in live if t.owner == board.agent and t.landing]
-    busy = {p.pattern for t in others for p in t.paths}
-    tips = sorted({t.tip for t in [*others, *mine] if t.tip})
+    tips = sorted({t.tip for t in live if t.tip})
     dest = destination(repo) if tips else None
     here = set(present(repo.toplevel, tips)) if dest is not None else set()
+    lines = [t for t in live if t.landing and (t.owner == board.agent or t.tip in here)]
+    built_on = {t.id for t in lines}
+    others = [t for t in live if t.owner != board.agent and t.id not in built_on]
+    busy = {p.pattern for t in others for p in t.paths}
     busy.update(_changed(repo, sorted(here & {t.tip for t in others if t.tip}), dest))
     own = [
-        OwnLine(
+        LandingLine(
             t.id,
             t.branch,
             t.tip,
@@ -340,8 +345,9 @@ def steering_facts(board: Board, repo: Repo) -> tuple[list[str], list[OwnLine]]:
                     | set(_changed(repo, [t.tip] if t.tip in here else [], dest))
                 )
             ),
+            holder=None if t.owner == board.agent else t.owner,
         )
-        for t in mine
+        for t in lines
     ]
     return sorted(busy), own
 

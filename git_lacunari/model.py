@@ -124,6 +124,9 @@ class Conflict:
     heartbeat_at: float | None = None  # of the lock's claim, where the query gave it
     ref: str | None = None  # pre-push: the ref and commit that change the path
     commit: str | None = None
+    # The lock's claim's tip while that claim is landing (done, its work not
+    # in the destination yet): a line built on that tip is not refused by it.
+    landing_tip: str | None = None
 
     @property
     def message(self) -> str:
@@ -142,6 +145,8 @@ class Conflict:
         }
         if self.ref is not None:
             data.update(ref=self.ref, commit=self.commit)
+        if self.landing_tip is not None:
+            data["landing_tip"] = self.landing_tip
         return data
 
 

@@ -212,31 +212,40 @@ def conflict(wanted: str, wanted_mode: str, held: str, held_mode: str, ignorecas
 
 
 @dataclass(frozen=True)
-class OwnLine:
-    """One of the claimer's own landing claims (done, its work not yet in
-    the destination): its task, branch, tip, and the paths it changed
+class LandingLine:
+    """A landing claim (done, its work not yet in the destination) a claim
+    may start from: its task, holder, branch, tip, and the paths it changed
     (declared write paths, and the files its commits not in the destination
-    change)."""
+    change). The claimer's own, and (issue 25, stacking) another agent's
+    whose tip the claimer's clone has: a write lock of a landing claim does
+    not refuse a claim built on its tip (:meth:`Grants._conflicts`)."""
 
     task: int
     branch: str | None
     tip: str | None
     paths: tuple[str, ...]
+    holder: str | None = None  # None: the claimer's own
+
+    @property
+    def whose(self) -> str:
+        return "your landing" if self.holder is None else f"{self.holder}'s landing"
 
 
 @dataclass(frozen=True)
 class Meeting:
     """A task whose declared paths meet busy ones: ``meets``, every busy path
-    met (sorted); ``others``, whether another agent's live claim changes one
-    of them; ``lines``, the claimer's own landing lines that change one."""
+    met (sorted); ``others``, whether another agent's claim in work changes
+    one of them; ``lines``, the landing lines that change one (its claim
+    starts from them)."""
 
     task: int
     meets: list[str]
     others: bool
-    lines: list[OwnLine]
+    lines: list[LandingLine]
 
     @property
     def mine(self) -> list[int]:
+        """The landing lines met, by task (the JSON's ``landing``)."""
         return [line.task for line in self.lines]
 
 
@@ -244,12 +253,13 @@ def meeting(
     task: int,
     patterns: Sequence[str],
     busy: Sequence[str],
-    own: Sequence[OwnLine],
+    own: Sequence[LandingLine],
     ignorecase: bool = False,
 ) -> Meeting | None:
     """How ``task``'s declared ``patterns`` meet the paths live work changes:
-    ``busy`` (other agents' live claims, declared or observed) and ``own``
-    (the claimer's own landing lines). None: it meets nothing."""
+    ``busy`` (other agents' claims in work, declared or observed, and their
+    landing lines this clone cannot build on) and ``own`` (the landing lines
+    the claimer can start from). None: it meets nothing."""
 
     def met(changed: Iterable[str]) -> set[str]:
         return {b for b in changed for p in patterns if paths.overlap(p, b, ignorecase)}
@@ -265,7 +275,7 @@ def meeting(
 def steer(
     candidates: Iterable[tuple[int, Sequence[str]]],
     busy: Sequence[str],
-    own: Sequence[OwnLine],
+    own: Sequence[LandingLine],
     passed: list[Meeting],
     *,
     strict: bool = False,
@@ -277,12 +287,13 @@ def steer(
     as far as the caller knows.
 
     1. In the board's order, every task that meets no busy path, and every
-       task that meets only the claimer's own landing lines: its claim names
-       those lines to start from, and from there their work is in its base,
-       nothing to conflict with. (The claimer's own landing locks refuse
-       everyone else: passing such a task over leaves it to wait, locked,
-       until the line lands; bench/landing.py measures that, ``avoid_own``,
-       at fewer conflicts avoided and less throughput.)
+       task that meets only landing lines it can build on (``own``: the
+       claimer's own, and others' whose tips its clone has): its claim
+       names those lines to start from, and from there their work is in its
+       base, nothing to conflict with. (A landing claim's locks refuse
+       everyone not built on it: passing such a task over leaves it to
+       wait, locked, until the line lands; bench/landing.py measures that,
+       ``avoid_own``, at fewer conflicts avoided and less throughput.)
     2. Then, unless ``strict``, the tasks passed over (each appended to
        ``passed`` as it is met): those that meet another agent's live work,
        in the board's order.

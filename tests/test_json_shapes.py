@@ -301,7 +301,9 @@ SUCCESS: dict[str, Schema] = {
         again=BOOL,
         locks=array(LOCK),
         passed_over=array(obj(task=INT, meets=array(STR), landing=array(INT))),
-        start_from=array(obj(task=INT, branch=nullable(STR), tip=nullable(STR))),
+        start_from=array(
+            obj(task=INT, branch=nullable(STR), tip=nullable(STR), holder=nullable(STR))
+        ),
     ),
     "release": success(task=TASK),
     "done": success(

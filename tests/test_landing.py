@@ -88,9 +88,9 @@ def test_commits_this_repository_lacks_have_not_landed(lines: Path) -> None:
 
 
 def test_steer_takes_clear_and_own_only_tasks_in_order_then_the_others() -> None:
-    from git_lacunari.rules import Meeting, OwnLine, steer
+    from git_lacunari.rules import LandingLine, Meeting, steer
 
-    mine = OwnLine(9, "feat", "abc", ("core/auth.py", "docs/"))
+    mine = LandingLine(9, "feat", "abc", ("core/auth.py", "docs/"))
     tasks = [(1, ["lib/y.py"]), (2, ["core/auth.py"]), (3, ["x.py"]), (4, ["docs/a.md", "lib/"])]
     passed: list[Meeting] = []
     order = list(steer(tasks, ["lib/y.py"], [mine], passed))

@@ -678,7 +678,7 @@ def test_claim_next_names_its_own_landing_line_to_start_from(
     assert got.code == 0, got.err
     assert got.json["task"]["id"] == 2
     assert got.json["passed_over"] == []
-    assert got.json["start_from"] == [{"task": 1, "branch": "feat", "tip": landing}]
+    assert got.json["start_from"] == [{"task": 1, "branch": "feat", "tip": landing, "holder": None}]
     assert lac("release", "2", "--as", "dana").code == 0
     git(repo, "config", "lac.next.avoid", "strict")
     said = lac("claim", "--next", "--as", "dana")
@@ -701,7 +701,7 @@ def test_claim_next_sees_undeclared_files_of_its_own_landing_line(
     assert lac("task", "add", "notes", "--write", "docs/notes.md").code == 0
     got = lac("claim", "--next", "--as", "dana", "--json")
     assert got.json["task"]["id"] == 2, got.out
-    assert got.json["start_from"] == [{"task": 1, "branch": "feat", "tip": newer}]
+    assert got.json["start_from"] == [{"task": 1, "branch": "feat", "tip": newer, "holder": None}]
     assert lac("release", "2", "--as", "dana").code == 0
     git(repo, "push", "-q", "--no-verify", "origin", "feat:main")
     assert [x["task"] for x in lac("sweep", "--json").json["landed"]] == [1]
@@ -769,8 +769,13 @@ def test_an_undeclared_file_locked_at_the_edit_waits_for_the_landing(
 
     git(repo, "checkout", "-q", "-b", "docs", "main")  # erin's own line
     assert lac("claim", "2", "--as", "erin").code == 0
+    # dana's landing tip is in this clone: erin may build on it, or wait.
     reason = claude_denied(edit("erin", "core/session.py"))
-    assert reason == "dana holds core/session.py on task #1; git lac wait core/session.py"
+    assert reason == (
+        "dana holds core/session.py on task #1, landing (done, its work not in the "
+        f"destination yet): build on it, git merge --no-edit {done.json['task']['tip']}, "
+        "then edit again; or git lac wait core/session.py"
+    )
     waiting = waiter(repo, "erin", "core/session.py", "--timeout", "60")
     pushed = run_git(
         repo, "push", "-q", "-o", "lac.agent=dana", "origin", "feat:main", agent="dana"
@@ -805,3 +810,134 @@ def test_the_edit_hook_locks_under_a_claim_in_work_not_a_landing_one(
     took = hook(repo, payload, agent="dana")
     claude_allowed(took)
     assert "locked core/new.py for task #1" in took.err
+
+
+# --- stacking: a line built on a landing claim's tip is not refused by it ----------
+
+
+def test_claim_next_stacks_on_anothers_landing_line_and_the_guards_hold_it_to_that(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """dana's #1 is landing on core/auth.py. erin's claim --next takes #2
+    (core/auth.py) beside dana's lock, naming dana's line to start from: her
+    lock does not refuse a line built on her tip. erin's commit of the file
+    is refused until her branch contains that tip, and allowed after; her
+    push too (the server's pre-receive). fred, whose clone does not build on
+    it (a claim by id, a lock), is refused as before, and so is a newer tip
+    erin has not merged."""
+    hooked(server, repo, board_url)
+    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    assert lac("task", "add", "auth twice", "--write", "core/auth.py").code == 0
+    got = lac("claim", "--next", "--as", "erin", "--json")
+    assert got.code == 0, got.err
+    assert got.json["task"]["id"] == 2
+    assert got.json["start_from"] == [
+        {"task": 1, "branch": "feat", "tip": landing, "holder": "dana"}
+    ]
+    said = lac("claim", "--next", "--as", "erin")
+    assert "start from dana's landing #1, branch feat at " + landing[:12] in said.out, said.out
+    assert lac("release", "3", "--as", "erin").code == 0
+    # erin's lock is in work: it refuses fred's #3, stacked on dana's or not.
+    fred = lac("claim", "--next", "--as", "fred")
+    assert fred.code == 1 and "1 claimable task(s) wait on held paths" in fred.err, fred.err
+    refused = lac("lock", "core/auth.py", "--as", "fred")
+    assert refused.code == 1 and "dana holds core/auth.py on task #1" in refused.err
+    # Two write locks on core/auth.py: dana's landing one and erin's.
+    held = sorted((lk["agent"], lk["task_id"]) for lk in lac("locks", "--json").json["locks"])
+    assert held == [("dana", 1), ("erin", 2)]
+
+    git(repo, "checkout", "-q", "-b", "erin-line", "main")
+    (repo / "core" / "auth.py").write_text("erin's login, not on dana's\n")
+    git(repo, "add", "core/auth.py")
+    before = run_git(repo, "commit", "-qm", "erin, too soon", agent="erin")
+    assert before.code != 0 and "dana holds core/auth.py on task #1" in before.err
+    git(repo, "checkout", "-q", "--", ".")
+    git(repo, "reset", "-q", "--hard")
+    git(repo, "merge", "-q", "--no-edit", landing)
+    tip = work(repo, "erin-line", "core/auth.py", "dana's login, and erin's\n", agent="erin")
+    pushed = run_git(
+        repo, "push", "-q", "-o", "lac.agent=erin", "origin", "erin-line", agent="erin"
+    )
+    assert pushed.code == 0, pushed.err
+    assert lac("heartbeat", "--as", "erin").code == 0
+    # Built on, dana's line may not change core/auth.py again while erin holds it...
+    git(repo, "checkout", "-q", "feat")
+    (repo / "core" / "auth.py").write_text("dana's review fix\n")
+    git(repo, "add", "core/auth.py")
+    fix = run_git(repo, "commit", "-qm", "dana's fix", agent="dana")
+    assert fix.code != 0 and "erin holds core/auth.py on task #2" in fix.err
+    git(repo, "reset", "-q", "--hard")
+    # ... and a newer tip of dana's (a commit after done) refuses erin again until merged.
+    newer = work(repo, "feat", "core/notes.md", "dana's notes\n")
+    assert lac("show", "1", "--json").json["task"]["tip"] == newer
+    git(repo, "checkout", "-q", "erin-line")
+    (repo / "core" / "auth.py").write_text("erin's, on the old tip\n")
+    git(repo, "add", "core/auth.py")
+    stale = run_git(repo, "commit", "-qm", "erin, on the old tip", agent="erin")
+    assert stale.code != 0 and "dana holds core/auth.py on task #1" in stale.err
+    git(repo, "reset", "-q", "--hard")
+    # erin's landing brings dana's with it: both settle on one push.
+    git(repo, "merge", "-q", "--no-edit", newer)
+    done = lac("done", "2", "--as", "erin", "--json")
+    assert done.code == 0 and done.json["landing"] is True, done.err
+    landed = run_git(
+        repo, "push", "-q", "-o", "lac.agent=erin", "origin", "erin-line:main", agent="erin"
+    )
+    assert landed.code == 0, landed.err
+    assert state(lac, 1) == ("done", False) and state(lac, 2) == ("done", False)
+    assert tip != newer
+
+
+def test_a_push_not_built_on_the_landing_tip_is_refused_by_the_server(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """The server judges each pushed commit: one that contains dana's
+    landing tip passes her lock, one that does not is refused (no client
+    hook in the way: --no-verify)."""
+    hooked(server, repo, board_url)
+    git(repo, "checkout", "-q", "-b", "apart", "main")
+    (repo / "core" / "auth.py").write_text("fred's\n")
+    git(repo, "add", "core/auth.py")
+    git(repo, "commit", "-q", "--no-verify", "-m", "fred apart")
+    apart = run_git(
+        repo, "push", "-q", "--no-verify", "-o", "lac.agent=fred", "origin", "apart", agent="fred"
+    )
+    assert apart.code != 0 and "dana holds core/auth.py on task #1" in apart.err
+    git(repo, "checkout", "-q", "-b", "on-top", landing)
+    (repo / "core" / "auth.py").write_text("fred's, on dana's\n")
+    git(repo, "add", "core/auth.py")
+    git(repo, "commit", "-q", "--no-verify", "-m", "fred on top")
+    on_top = run_git(
+        repo, "push", "-q", "--no-verify", "-o", "lac.agent=fred", "origin", "on-top", agent="fred"
+    )
+    assert on_top.code == 0, on_top.err
+
+
+def test_the_edit_hook_asks_to_build_on_a_landing_line_then_locks_beside_it(
+    landing: str, lac: Lac, repo: Path
+) -> None:
+    """erin's edit of core/auth.py, held only by dana's landing #1 and not
+    declared by erin's claim: told to merge dana's tip (or wait); once her
+    branch contains it, the edit takes a lock beside dana's (a stacked
+    lock, recorded in the event) and her commit passes."""
+    from .test_edit_guard import claude, claude_allowed, claude_denied, hook
+
+    git(repo, "config", "lac.edit.undeclared", "lock")
+    assert lac("task", "add", "docs", "--write", "docs/").code == 0
+    git(repo, "checkout", "-q", "-b", "erin-line", "main")
+    assert lac("claim", "2", "--as", "erin").code == 0
+    payload = claude(repo, "Write", {"file_path": str(repo / "core/auth.py"), "content": "x"})
+    reason = claude_denied(hook(repo, payload, agent="erin"))
+    assert f"build on it, git merge --no-edit {landing}, then edit again" in reason, reason
+    mine = lac("locks", "--mine", "--as", "erin", "--json").json["locks"]
+    assert [lk["pattern"] for lk in mine] == ["docs/"]  # nothing taken by the refused edit
+    git(repo, "merge", "-q", "--no-edit", landing)
+    took = hook(repo, payload, agent="erin")
+    claude_allowed(took)
+    assert "locked core/auth.py for task #2" in took.err
+    locked = [e for e in lac("log", "2", "--json").json["events"] if e["kind"] == "locked"]
+    assert locked[-1]["detail"]["built_on"] == [1], locked
+    work(repo, "erin-line", "core/auth.py", "dana's login, and erin's\n", agent="erin")
+    # A third claim, not built on dana's line, is still refused the file.
+    fred = lac("lock", "core/auth.py", "--as", "fred")
+    assert fred.code == 1 and "holds core/auth.py" in fred.err

@@ -24,7 +24,7 @@ from ..model import (
     Task,
     TaskState,
 )
-from ..rules import Meeting, OwnLine, steer
+from ..rules import LandingLine, Meeting, steer
 from .core import COUNT_CAP
 from .tasks import Tasks
 from .validate import validate_lane, validate_limit, validate_task_id
@@ -66,7 +66,7 @@ class Claim:
     # each with the busy paths its declared paths meet (rules.steer); and
     # the claimer's own landing lines the task taken meets, to start from.
     passed_over: list[Meeting] = field(default_factory=list)
-    start_from: list[OwnLine] = field(default_factory=list)
+    start_from: list[LandingLine] = field(default_factory=list)
     # --take-over: where the claim was held before it moved here.
     taken_from: str | None = None
 
@@ -195,8 +195,16 @@ class Claims(Tasks):
         )
         return dict(row), was
 
-    def _finish_claim(self, row: dict[str, Any], extra: list[PathSpec], again: bool) -> Claim:
-        """Take the claimed task's path locks (or raise, rolling the claim back)."""
+    def _finish_claim(
+        self,
+        row: dict[str, Any],
+        extra: list[PathSpec],
+        again: bool,
+        lines: Sequence[LandingLine] = (),
+    ) -> Claim:
+        """Take the claimed task's path locks (or raise, rolling the claim
+        back); ``lines``: landing lines it starts from, whose locks do not
+        refuse it."""
         task = Task.from_row(row)
         for spec in extra:
             self.store.run(
@@ -205,9 +213,12 @@ class Claims(Tasks):
         locks: list[Lock] = []
         if row["has_paths"] or extra:
             task.paths = self._task_specs(task.id)
-            locks = self._grant(task.paths, task.id)
+            locks = self._grant(task.paths, task.id, lines)
         if locks and not again:  # the claiming statement recorded the claim
-            self._event(EventKind.LOCKED, task.id, paths=[[lk.pattern, lk.mode] for lk in locks])
+            on = {"built_on": [line.task for line in lines]} if lines else {}
+            self._event(
+                EventKind.LOCKED, task.id, paths=[[lk.pattern, lk.mode] for lk in locks], **on
+            )
         task.locks = locks
         return Claim(task, locks, again)
 
@@ -220,17 +231,19 @@ class Claims(Tasks):
         stale_after: float | None = None,
         wait: float | None = None,
         busy: Sequence[str] = (),
-        own: Sequence[OwnLine] = (),
+        own: Sequence[LandingLine] = (),
         strict: bool = False,
     ) -> Claim:
         """The highest-priority, oldest claimable open task in ``lane`` whose
         paths are free; with ``wait``, block up to that many seconds for one.
 
         ``busy``: paths other agents' live lines of work change (declared or
-        observed); ``own``: our own landing lines. A task whose declared
-        paths meet none of them is preferred, then one that meets only our
-        own landing work (the claim names the lines to start from), then
-        one that meets another's, which ``strict`` never takes
+        observed); ``own``: the landing lines this claim could start from
+        (ours, and others' whose tips our clone has). A task whose declared
+        paths meet none of them is preferred, then one that meets only
+        those landing lines (the claim names the lines to start from: their
+        locks do not refuse it, :meth:`Grants._conflicts`), then one that
+        meets another's work, which ``strict`` never takes
         (:func:`rules.steer`)."""
         deadline = time.monotonic() + (wait or 0.0)
         while True:
@@ -249,7 +262,7 @@ class Claims(Tasks):
         reads: Sequence[str],
         stale_after: float | None,
         busy: Sequence[str] = (),
-        own: Sequence[OwnLine] = (),
+        own: Sequence[LandingLine] = (),
         strict: bool = False,
     ) -> Claim:
         lane = validate_lane(lane)
@@ -271,6 +284,10 @@ class Claims(Tasks):
         stale_after = self.claim_stale_after(stale_after)
         skipped: list[int] = []  # tried, or passed over: the candidates' query skips them
         passed: list[Meeting] = []  # passed over: their paths meet busy ones
+        by_tip: dict[tuple[int | None, str | None], LandingLine] = {
+            (line.task, line.tip): line for line in own if line.tip
+        }
+        stacked: dict[int, list[LandingLine]] = {}  # task -> the landing lines whose locks it meets
 
         def candidates() -> Iterator[tuple[int, list[str]]]:
             """The claimable tasks whose paths are free, in the board's
@@ -289,8 +306,11 @@ class Claims(Tasks):
                     # Held to the end of this transaction: what is free now
                     # stays free until we claim.
                     self._serialize_grants()
-                    if self._conflicts(specs):
-                        continue
+                    conflicts = self._conflicts(specs)
+                    met = [by_tip.get((c.lock.task_id, c.landing_tip)) for c in conflicts]
+                    if None in met:
+                        continue  # a lock not of a landing line it can start from
+                    stacked[task_id] = [line for line in met if line is not None]
                 yield task_id, [sp.pattern for sp in specs]
 
         with self.store.write():
@@ -306,9 +326,12 @@ class Claims(Tasks):
                 )
                 if row is None:  # taken between our look and our claim
                     continue
-                got = self._finish_claim(row, extra, again=False)
+                lines = {line.task: line for line in stacked.get(task_id, [])}
+                lines.update((line.task, line) for line in (met.lines if met else []))
+                start_from = sorted(lines.values(), key=lambda line: line.task)
+                got = self._finish_claim(row, extra, again=False, lines=start_from)
                 got.passed_over = [m for m in passed if m.task != task_id]
-                got.start_from = met.lines if met is not None else []
+                got.start_from = start_from
                 return got
         raise NotFound(lane=lane, blocked=skipped)
 

@@ -16,12 +16,20 @@ from ..model import (
     LockMode,
     PathSpec,
 )
+from ..rules import LandingLine
 from .core import BoardCore
 
 
 class Grants(BoardCore):
-    def _conflicts(self, wanted: Sequence[PathSpec]) -> list[Conflict]:
-        """Other agents' locks overlapping ``wanted``.
+    def _conflicts(
+        self, wanted: Sequence[PathSpec], lines: Sequence[LandingLine] = ()
+    ) -> list[Conflict]:
+        """Other agents' locks overlapping ``wanted``, but for those of a
+        landing claim built on: ``lines``, the landing lines (task and tip)
+        the claim starts from or its branch contains. A landing claim's work
+        is finished; a line built on its tip has that work in its base, so
+        nothing of the two can conflict (issue 25, stacking). A newer tip
+        than the one built on refuses again.
 
         Candidates come from the key index in one query for all wanted keys
         (``candidate_locks_batch``: the keys' ancestors exactly, their
@@ -47,13 +55,20 @@ class Grants(BoardCore):
             exact=json.dumps(exact),
             ranges=json.dumps([{"lo": k, "hi": k + paths.KEY_RANGE_END} for k in outer]),
         )
+        built_on = {(line.task, line.tip) for line in lines if line.tip}
         index: paths.PrefixIndex[Lock] = paths.PrefixIndex()
         seen: set[int] = set()
+        landing: dict[int, str] = {}  # lock id -> its landing claim's tip
         for row in rows:
             lock = Lock.from_row(row)
             if lock.id in seen or self._is_ours(lock.agent, lock.instance):
                 continue
             seen.add(lock.id)
+            tip = row["landing_tip"]
+            if tip is not None and (lock.task_id, tip) in built_on:
+                continue  # a landing line the claim is built on
+            if tip is not None:
+                landing[lock.id] = tip
             index.add(lock.pattern, lock)
         found: list[Conflict] = []
         for spec in wanted:
@@ -64,13 +79,20 @@ class Grants(BoardCore):
                 and paths.overlap(lk.pattern, spec.pattern, self.ignorecase)
             ]
             for lock in sorted(hits, key=lambda lk: lk.id):
-                found.append(Conflict(spec.pattern, lock, wanted=spec.mode))
+                found.append(
+                    Conflict(spec.pattern, lock, wanted=spec.mode, landing_tip=landing.get(lock.id))
+                )
         return found
 
     def _serialize_grants(self) -> None:
         self.store.one("serialize_locks")
 
-    def _grant(self, wanted: Sequence[PathSpec], task_id: int | None) -> list[Lock]:
+    def _grant(
+        self,
+        wanted: Sequence[PathSpec],
+        task_id: int | None,
+        lines: Sequence[LandingLine] = (),
+    ) -> list[Lock]:
         """Grant every lock in ``wanted`` or refuse them all (raising rolls back).
 
         What does not depend on other grants (the blob ids, from git) is
@@ -84,7 +106,7 @@ class Grants(BoardCore):
         literal = [s.pattern.rstrip("/") for s in wanted if paths.is_literal(s.pattern)]
         blobs = self.blob_ids(literal) if self.blob_ids and literal else {}
         self._serialize_grants()
-        conflicts = self._conflicts(wanted)
+        conflicts = self._conflicts(wanted, lines)
         if conflicts:
             raise PathLocked(conflicts)
         mine = {
@@ -101,6 +123,7 @@ class Grants(BoardCore):
         }
         granted: dict[str, Lock] = {}
         new: list[dict[str, Any]] = []
+        built_on = [{"task": line.task, "tip": line.tip} for line in lines if line.tip]
         for spec in wanted:
             held = mine.get((spec.pattern, task_id))
             if held is not None:
@@ -110,14 +133,15 @@ class Grants(BoardCore):
                     self._granted_new = True
                 granted[spec.pattern] = held
                 continue
-            new.append(
-                {
-                    "pattern": spec.pattern,
-                    "key": paths.index_key(spec.pattern),
-                    "mode": spec.mode.code,
-                    "base_blob": blobs.get(spec.pattern.rstrip("/")),
-                }
-            )
+            row: dict[str, Any] = {
+                "pattern": spec.pattern,
+                "key": paths.index_key(spec.pattern),
+                "mode": spec.mode.code,
+                "base_blob": blobs.get(spec.pattern.rstrip("/")),
+            }
+            if built_on:  # the landing lines the database's own check (team mode) waives too
+                row["built_on"] = built_on
+            new.append(row)
         if new:
             self._granted_new = True
             for row in self.store.all(

@@ -16,6 +16,7 @@ from ..model import (
     Lock,
     LockMode,
 )
+from ..rules import LandingLine
 from .grants import Grants
 from .validate import validate_task_id
 
@@ -27,7 +28,11 @@ class Locks(Grants):
         *,
         mode: LockMode = LockMode.WRITE,
         task_id: int | None = None,
+        built_on: Sequence[LandingLine] = (),
     ) -> list[Lock]:
+        """Lock ``patterns`` (under our claim ``task_id``, or none), or be
+        refused whole. ``built_on``: landing lines our branch contains, whose
+        locks do not refuse us (:meth:`Grants._conflicts`)."""
         if not patterns:
             raise InvalidInput("name at least one path pattern to lock")
         mode = LockMode(mode)  # one spelling: a stray 'r' fails here, loudly
@@ -37,10 +42,11 @@ class Locks(Grants):
         with self.store.write():
             if task_id is not None:
                 self._require_own_claim(task_id, "claim it first")
-            locks = self._grant(specs, task_id)
+            locks = self._grant(specs, task_id, built_on)
             if self._granted_new:  # a lock held already is no event (the database agrees)
+                on = {"built_on": [line.task for line in built_on]} if built_on else {}
                 self._event(
-                    EventKind.LOCKED, task_id, paths=[[lk.pattern, lk.mode] for lk in locks]
+                    EventKind.LOCKED, task_id, paths=[[lk.pattern, lk.mode] for lk in locks], **on
                 )
             return locks
 
@@ -98,15 +104,15 @@ class Locks(Grants):
         rows = self.store.all("covering_locks", keys=json.dumps(keys))
         # Each path is compared only with the locks whose literal head starts
         # it (paths.PrefixIndex), not with every lock of its directories.
-        index: paths.PrefixIndex[tuple[Lock, float | None]] = paths.PrefixIndex()
+        index: paths.PrefixIndex[tuple[Lock, float | None, str | None]] = paths.PrefixIndex()
         for row in rows:
             lock = Lock.from_row(row)
-            index.add(lock.pattern, (lock, row["task_heartbeat_at"]))
+            index.add(lock.pattern, (lock, row["task_heartbeat_at"], row["landing_tip"]))
         found: list[Conflict] = []
         for path in changed:
-            for lock, beat in sorted(index.covering_candidates(path), key=lambda c: c[0].id):
+            for lock, beat, tip in sorted(index.covering_candidates(path), key=lambda c: c[0].id):
                 if paths.covers(lock.pattern, path, self.ignorecase):
-                    found.append(Conflict(path, lock, heartbeat_at=beat))
+                    found.append(Conflict(path, lock, heartbeat_at=beat, landing_tip=tip))
         return found
 
     def lock_bases(self, changed: Sequence[str]) -> dict[str, str]:

@@ -15,7 +15,7 @@ from .task import task_id
 
 if TYPE_CHECKING:
     from ..board import Board
-    from ..rules import Meeting, OwnLine
+    from ..rules import LandingLine, Meeting
 
 
 @contextlib.contextmanager
@@ -47,7 +47,7 @@ def claim(
     if next_:
         avoid = _avoid_policy(session)
         busy: list[str] = []
-        own: list[OwnLine] = []
+        own: list[LandingLine] = []
         if avoid != "off":
             from ..landing import steering_facts
 
@@ -82,7 +82,7 @@ def claim(
                 {"task": m.task, "meets": m.meets, "landing": m.mine} for m in got.passed_over
             ],
             "start_from": [
-                {"task": line.task, "branch": line.branch, "tip": line.tip}
+                {"task": line.task, "branch": line.branch, "tip": line.tip, "holder": line.holder}
                 for line in got.start_from
             ],
         },
@@ -93,7 +93,7 @@ def claim(
             for m in got.passed_over
         )
         + "".join(
-            f"\n  start from your landing #{line.task}"
+            f"\n  start from {line.whose} #{line.task}"
             + (f", branch {shown(line.branch)}" if line.branch else "")
             + f" at {(line.tip or '?')[:12]}: its work is not in the destination yet"
             for line in got.start_from
@@ -105,8 +105,8 @@ def _whose(met: Meeting) -> str:
     """Whose live work changes the paths a task passed over meets."""
     mine = ", ".join(f"#{t}" for t in met.mine)
     if met.others and mine:
-        return f"other live claims and your landing {mine} change"
-    return f"your landing {mine} changed (not landed yet)" if mine else "other live claims change"
+        return f"other live claims and landing {mine} change"
+    return f"landing {mine} changed (not landed yet)" if mine else "other live claims change"
 
 
 def _avoid_policy(session: Session) -> str:

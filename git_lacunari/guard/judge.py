@@ -11,6 +11,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..board import Board
@@ -20,6 +21,7 @@ from ..model import Conflict
 from ..repo import Repo, discover_git_dir
 from ..session import Session
 from .changes import (
+    UPDATE,
     Plan,
     ReceivedRef,
     framework_plan,
@@ -100,6 +102,14 @@ def judge_commit(repo: Repo, open_board: Callable[[], Board]) -> Verdict:
     if isinstance(found, Verdict):
         return _with_meetings(repo, open_board, changed, found)
     holdings, now = found
+    if any(h.landing_tip for h in holdings):
+        from ..landing import commit_id
+
+        head = commit_id(repo.toplevel, "HEAD")  # None: unborn, built on nothing
+        holdings = [h for h in holdings if head is None or not _built_on(repo, h, head)]
+    if not holdings:
+        allowed = Verdict("pre-commit", Decision.ALLOWED, checked=len(changed))
+        return _with_meetings(repo, open_board, changed, allowed)
     return Verdict(
         "pre-commit", Decision.REFUSED, checked=len(changed), refused=tuple(holdings), now=now
     )
@@ -169,11 +179,15 @@ def _judge_plan(repo: Repo, open_board: Callable[[], Board], plan: Plan, what: s
     if isinstance(found, Verdict):
         return _with_meetings(repo, open_board, changed, found) if what == "push" else found
     holdings, now = found
+    blamed = _blame(repo, plan, holdings)
+    if not blamed:
+        allowed = Verdict(HOOK_OF[what], Decision.ALLOWED, checked=len(changed))
+        return _with_meetings(repo, open_board, changed, allowed) if what == "push" else allowed
     return Verdict(
         HOOK_OF[what],
         Decision.REFUSED,
         checked=len(changed),
-        refused=tuple(_blame(plan, holdings)),
+        refused=tuple(blamed),
         now=now,
     )
 
@@ -216,8 +230,12 @@ def _with_meetings(
     return dataclasses.replace(verdict, warnings=tuple(warnings))
 
 
-def _blame(plan: Plan, holdings: list[Conflict]) -> list[Conflict]:
-    """One conflict per (ref, commit, path, holder)."""
+def _blame(
+    repo: Repo, plan: Plan, holdings: list[Conflict], tips: dict[str, str] | None = None
+) -> list[Conflict]:
+    """One conflict per (ref, commit, path, holder), but for a landing
+    claim's lock on a commit built on that claim's tip (:func:`_built_on`);
+    a ref's move (:data:`UPDATE`) is judged by the ref's new tip (``tips``)."""
     held: dict[str, list[Conflict]] = {}
     for holding in holdings:
         held.setdefault(holding.path, []).append(holding)
@@ -226,7 +244,26 @@ def _blame(plan: Plan, holdings: list[Conflict]) -> list[Conflict]:
         for ref_name, commit, commit_changed in plan
         for path in commit_changed
         for holding in held.get(path, [])
+        if not _built_on(repo, holding, (tips or {}).get(ref_name) if commit == UPDATE else commit)
     ]
+
+
+@functools.cache  # two commit ids: the answer never changes
+def _contains(top: Path, commit: str, tip: str) -> bool:
+    from ..landing import is_ancestor
+
+    return is_ancestor(top, tip, commit)
+
+
+def _built_on(repo: Repo, holding: Conflict, commit: str | None) -> bool:
+    """Whether ``holding`` is a landing claim's lock (its work finished,
+    not in the destination yet) and ``commit`` contains that claim's tip:
+    built on it, the change cannot conflict with it (issue 25, stacking;
+    the board's grants waive it too, Grants._conflicts). A commit made
+    before the tip was merged in, or a newer tip, is refused as before."""
+    if holding.landing_tip is None or commit is None:
+        return False
+    return _contains(repo.toplevel, commit, holding.landing_tip)
 
 
 # --- the server: pre-receive ---------------------------------------------------------
@@ -340,11 +377,14 @@ def judge_receive(
         )
     if not holdings:
         return Verdict("pre-receive", Decision.ALLOWED, checked=len(changed), pusher=pusher)
+    blamed = _blame(repo, plan, holdings, {r.ref: r.new for r in refs if not is_zero(r.new)})
+    if not blamed:
+        return Verdict("pre-receive", Decision.ALLOWED, checked=len(changed), pusher=pusher)
     return Verdict(
         "pre-receive",
         Decision.REFUSED,
         checked=len(changed),
-        refused=tuple(_blame(plan, holdings)),
+        refused=tuple(blamed),
         now=now,
         pusher=pusher,
         ask_pusher_name=not (pusher.name or repo.get("lac.guard.server.pusher-env")),

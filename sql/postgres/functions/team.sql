@@ -112,7 +112,11 @@ $$;
 -- head nests with its own, found through lac_locks_head (0013): a grant of N
 -- paths or globs beside M held costs N index lookups and the pairs that may
 -- overlap, not N x M comparisons. p_except: a lock to leave out (an upgrade's
--- own). The first conflict in p_locks' order is the one reported.
+-- own). The first conflict in p_locks' order is the one reported. A wanted
+-- lock's "built_on" ([{"task", "tip"}], issue 25's stacking, as
+-- Grants._conflicts): a lock of a landing claim at one of those tips does
+-- not refuse it. The database cannot see that the caller's branch holds
+-- that tip; the guards check it at the commit and the push.
 CREATE OR REPLACE FUNCTION lac_require_free_all(p_agent text, p_instance text, p_locks jsonb,
                                                 p_except bigint) RETURNS void
     LANGUAGE plpgsql
@@ -124,10 +128,11 @@ BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('lac_locks:' || current_schema()));
     -- Each wanted pattern's head and the heads above it, computed once.
     WITH w AS MATERIALIZED (
-        SELECT r.pattern, r.mode, r.n, h.head, lac_head_prefixes(h.head) AS above,
+        SELECT r.pattern, r.mode, r.n, r.built_on, h.head, lac_head_prefixes(h.head) AS above,
                lac_head_end(h.head) AS below
-          FROM ROWS FROM (jsonb_to_recordset(p_locks) AS (pattern text, mode text))
-               WITH ORDINALITY AS r(pattern, mode, n)
+          FROM ROWS FROM (jsonb_to_recordset(p_locks)
+                         AS (pattern text, mode text, built_on jsonb))
+               WITH ORDINALITY AS r(pattern, mode, built_on, n)
          CROSS JOIN LATERAL (SELECT lac_head(r.pattern) AS head) AS h
     )
     SELECT w.pattern AS wanted, w.mode AS wanted_mode, l.pattern, l.agent, l.task_id, l.mode
@@ -146,6 +151,10 @@ BEGIN
        AND NOT (l.agent = p_agent AND l.instance IS NOT DISTINCT FROM p_instance)
        AND (l.mode = 'w' OR w.mode = 'w')
        AND lac_overlap(l.pattern, w.pattern, folds)
+       AND NOT (w.built_on IS NOT NULL AND EXISTS (
+            SELECT 1 FROM lac_tasks t
+             WHERE t.id = l.task_id AND t.state = 'claimed' AND t.landing_since IS NOT NULL
+               AND w.built_on @> jsonb_build_array(jsonb_build_object('task', t.id, 'tip', t.tip))))
      ORDER BY w.n, l.id
      LIMIT 1;
     IF FOUND THEN

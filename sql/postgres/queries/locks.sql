@@ -11,8 +11,11 @@
 SELECT pg_advisory_xact_lock(hashtext('lac_locks:' || current_schema()))
 
 -- name: covering_locks
--- Every lock whose key is one of :keys, with its claim's heartbeat (the guards).
-SELECT l.*, t.heartbeat_at AS task_heartbeat_at
+-- Every lock whose key is one of :keys, with its claim's heartbeat and, when
+-- that claim is landing, its tip (the guards; a commit built on that tip is
+-- not refused by it).
+SELECT l.*, t.heartbeat_at AS task_heartbeat_at,
+       CASE WHEN t.state = 'claimed' AND t.landing_since IS NOT NULL THEN t.tip END AS landing_tip
   FROM lac_locks l LEFT JOIN lac_tasks t ON t.id = l.task_id
  WHERE l.key = ANY (ARRAY(SELECT jsonb_array_elements_text(:keys::jsonb)))
 
@@ -70,11 +73,17 @@ SELECT lac_api_take_over_locks(:task_id::bigint, :agent, :instance)
 -- ancestors), and those whose key lies in one of :ranges
 -- ([{"lo": key, "hi": key + U+10FFFF}], the wanted keys' subtrees), each
 -- range an index scan. A lock may come twice; the caller dedupes.
-SELECT * FROM lac_locks
- WHERE key = ANY (ARRAY(SELECT jsonb_array_elements_text(:exact::jsonb)))
-UNION ALL
-SELECT l.* FROM jsonb_to_recordset(:ranges::jsonb) AS r(lo text, hi text)
- CROSS JOIN LATERAL (SELECT * FROM lac_locks WHERE key >= r.lo AND key < r.hi) AS l
+-- Each with its claim's tip when that claim is landing (done, its work not
+-- in the destination yet): such a lock does not refuse a claim built on
+-- that tip (issue 25, stacking; Grants._conflicts).
+SELECT c.*, CASE WHEN t.state = 'claimed' AND t.landing_since IS NOT NULL
+                 THEN t.tip END AS landing_tip
+  FROM (SELECT * FROM lac_locks
+        WHERE key = ANY (ARRAY(SELECT jsonb_array_elements_text(:exact::jsonb)))
+       UNION ALL
+       SELECT l.* FROM jsonb_to_recordset(:ranges::jsonb) AS r(lo text, hi text)
+        CROSS JOIN LATERAL (SELECT * FROM lac_locks WHERE key >= r.lo AND key < r.hi) AS l) AS c
+  LEFT JOIN lac_tasks t ON t.id = c.task_id
 
 -- name: own_locks_on
 -- This agent's locks on exactly these patterns (a regrant).

@@ -8,8 +8,11 @@
 SELECT 1
 
 -- name: covering_locks
--- Every lock whose key is one of :keys, with its claim's heartbeat (the guards).
-SELECT l.*, t.heartbeat_at AS task_heartbeat_at
+-- Every lock whose key is one of :keys, with its claim's heartbeat and, when
+-- that claim is landing, its tip (the guards; a commit built on that tip is
+-- not refused by it).
+SELECT l.*, t.heartbeat_at AS task_heartbeat_at,
+       CASE WHEN t.state = 'claimed' AND t.landing_since IS NOT NULL THEN t.tip END AS landing_tip
   FROM lac_locks l LEFT JOIN lac_tasks t ON t.id = l.task_id
  WHERE l.key IN (SELECT value FROM json_each(:keys))
 
@@ -74,11 +77,17 @@ UPDATE lac_locks SET instance = :instance WHERE task_id = :task_id AND agent = :
 -- those whose key is one of :exact (the wanted keys and their ancestors), and
 -- those whose key lies in one of :ranges ([{"lo": key, "hi": key + U+10FFFF}],
 -- the wanted keys' subtrees). A lock may come twice; the caller dedupes.
-SELECT * FROM lac_locks WHERE key IN (SELECT value FROM json_each(:exact))
-UNION ALL
-SELECT l.* FROM json_each(:ranges) AS r
-  JOIN lac_locks AS l
-    ON l.key >= json_extract(r.value, '$.lo') AND l.key < json_extract(r.value, '$.hi')
+-- Each with its claim's tip when that claim is landing (done, its work not
+-- in the destination yet): such a lock does not refuse a claim built on
+-- that tip (issue 25, stacking; Grants._conflicts).
+SELECT c.*, CASE WHEN t.state = 'claimed' AND t.landing_since IS NOT NULL
+                 THEN t.tip END AS landing_tip
+  FROM (SELECT * FROM lac_locks WHERE key IN (SELECT value FROM json_each(:exact))
+       UNION ALL
+       SELECT l.* FROM json_each(:ranges) AS r
+         JOIN lac_locks AS l
+           ON l.key >= json_extract(r.value, '$.lo') AND l.key < json_extract(r.value, '$.hi')) AS c
+  LEFT JOIN lac_tasks t ON t.id = c.task_id
 
 -- name: own_locks_on
 -- This agent's locks at this instance on exactly these patterns (a regrant).

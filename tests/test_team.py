@@ -630,3 +630,51 @@ def test_the_holder_reads_its_take_over_notices_on_a_team_board(crew: Team) -> N
     ]
     assert b.released_from_us(task.id) is not None
     assert crew.open(alice).notices() == []
+
+
+def test_a_landing_lock_is_waived_only_for_the_tip_a_grant_names(crew: Team) -> None:
+    """Stacking in team mode (issue 25): the database cannot see commits, so
+    it waives a landing claim's lock only for a wanted lock naming that
+    claim's current tip in ``built_on`` (the guards check ancestry). Any
+    other tip, a claim in work, or a landing claim with no tip refuses, and
+    nothing is written."""
+    alice, bob = crew.add("alice"), crew.add("bob")
+    b = crew.open(bob)
+    landing = b.add_task("bob's landing", writes=["core/auth.py"])
+    working = b.add_task("bob's work", writes=["core/cookies.py"])
+    b.claim(landing.id)
+    b.claim(working.id)
+    tip = "a" * 40
+    b.land(landing.id, branch="fix-login", tip=tip)
+
+    def insert(path: str, built_on: list[dict[str, Any]]) -> None:
+        wanted = [{"pattern": path, "key": path, "mode": "w", "built_on": built_on}]
+        with raw(crew, alice) as conn:
+            conn.execute(
+                "SELECT * FROM lac_api_insert_locks(%s, %s, NULL, 'i')",
+                (json.dumps(wanted), alice),
+            )
+
+    refusals: dict[str, tuple[str, list[dict[str, Any]]]] = {
+        "another tip": ("core/auth.py", [{"task": landing.id, "tip": "b" * 40}]),
+        "another task": ("core/auth.py", [{"task": working.id, "tip": tip}]),
+        "no line": ("core/auth.py", []),
+        "a claim in work": ("core/cookies.py", [{"task": working.id, "tip": None}]),
+    }
+    before = snapshot(crew)
+    for name, (path, built_on) in refusals.items():
+        with pytest.raises(psycopg.Error) as refused:
+            insert(path, built_on)
+        assert "core/" in str(refused.value), name
+    assert snapshot(crew) == before
+    insert("core/auth.py", [{"task": landing.id, "tip": tip}])
+    held = crew.admin_store.conn.execute(
+        "SELECT agent FROM lac_locks WHERE pattern = 'core/auth.py' ORDER BY agent"
+    ).fetchall()
+    assert [r["agent"] for r in held] == sorted([alice, bob])
+    # A landing claim whose tip is gone (set so by the administrator) names
+    # no commit: a line naming a null tip is not built on it.
+    crew.admin_store.conn.execute("DELETE FROM lac_locks WHERE agent = %s", (alice,))
+    crew.admin_store.conn.execute("UPDATE lac_tasks SET tip = NULL WHERE id = %s", (landing.id,))
+    with pytest.raises(psycopg.Error):
+        insert("core/auth.py", [{"task": landing.id, "tip": None}])

@@ -154,6 +154,7 @@ BEGIN
        AND NOT (w.built_on IS NOT NULL AND EXISTS (
             SELECT 1 FROM lac_tasks t
              WHERE t.id = l.task_id AND t.state = 'claimed' AND t.landing_since IS NOT NULL
+               AND t.tip IS NOT NULL  -- a null names no commit: never waived
                AND w.built_on @> jsonb_build_array(jsonb_build_object('task', t.id, 'tip', t.tip))))
      ORDER BY w.n, l.id
      LIMIT 1;

@@ -941,3 +941,74 @@ def test_the_edit_hook_asks_to_build_on_a_landing_line_then_locks_beside_it(
     # A third claim, not built on dana's line, is still refused the file.
     fred = lac("lock", "core/auth.py", "--as", "fred")
     assert fred.code == 1 and "holds core/auth.py" in fred.err
+
+
+def test_a_line_of_several_commits_and_a_newer_tip_merged_in_pass_every_guard(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """Stacking judged by where a change ends (a fresh pair of eyes found
+    each of these refused): erin's merge of dana's two-commit line brings in
+    its first commit too; a later merge of dana's newer tip that changes the
+    held file itself (its own changes) passes; erin's push of commits made
+    on the older tip passes, as her pushed tip contains the newer one; and
+    dana's push of her own finished line passes erin's lock, built on it."""
+    hooked(server, repo, board_url)
+    lines = [f"line {n}\n" for n in range(1, 9)]
+    second = work(repo, "feat", "core/auth.py", "".join(lines))
+    assert lac("show", "1", "--json").json["task"]["tip"] == second
+    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    git(repo, "checkout", "-q", "-b", "erin-line", "main")
+    work(repo, "erin-line", "notes.md", "erin's notes\n", agent="erin")
+    got = lac("claim", "--next", "--as", "erin", "--json")
+    assert got.code == 0 and got.json["task"]["id"] == 2, got.err
+    assert [line["tip"] for line in got.json["start_from"]] == [second]
+    merged = run_git(repo, "merge", "-q", "--no-edit", second, agent="erin")
+    assert merged.code == 0, merged.err  # brings landing (dana's first commit) too
+    work(repo, "erin-line", "core/auth.py", "".join([*lines[:7], "erin's line 8\n"]), agent="erin")
+    # dana's review fix on line 1, past erin's lock (--no-verify): a newer tip.
+    git(repo, "checkout", "-q", "feat")
+    (repo / "core" / "auth.py").write_text("".join(["dana's line 1\n", *lines[1:]]))
+    fixed = run_git(repo, "commit", "-q", "--no-verify", "-am", "dana's review fix", agent="dana")
+    assert fixed.code == 0, fixed.err
+    newer = git(repo, "rev-parse", "HEAD").strip()
+    assert lac("show", "1", "--json").json["task"]["tip"] == newer
+    git(repo, "checkout", "-q", "erin-line")
+    again = run_git(repo, "merge", "-q", "--no-edit", "feat", agent="erin")
+    assert again.code == 0, again.err  # its own changes are in core/auth.py
+    assert (repo / "core" / "auth.py").read_text().startswith("dana's line 1\n")
+    assert lac("heartbeat", "--as", "erin").code == 0
+    pushed = run_git(
+        repo, "push", "-q", "-o", "lac.agent=erin", "origin", "erin-line", agent="erin"
+    )
+    assert pushed.code == 0, pushed.err
+    # dana lands her line while erin holds core/auth.py: erin's line has it all.
+    git(repo, "checkout", "-q", "feat")
+    landed = run_git(
+        repo, "push", "-q", "-o", "lac.agent=dana", "origin", "feat:main", agent="dana"
+    )
+    assert landed.code == 0, landed.err
+    assert state(lac, 1) == ("done", False) and state(lac, 2) == ("claimed", False)
+    # A line not built on dana's is still refused, by the client and the server.
+    git(repo, "checkout", "-q", "-b", "apart", landing + "~1")
+    (repo / "core" / "auth.py").write_text("fred's\n")
+    git(repo, "add", "core/auth.py")
+    git(repo, "commit", "-q", "--no-verify", "-m", "fred apart")
+    apart = run_git(
+        repo, "push", "-q", "--no-verify", "-o", "lac.agent=fred", "origin", "apart", agent="fred"
+    )
+    assert apart.code != 0 and "erin holds core/auth.py on task #2" in apart.err, apart.err
+    # A rewind of the destination to a commit erin's line contains still
+    # undoes changes on the path she holds: refused.
+    rewind = run_git(
+        repo,
+        "push",
+        "-q",
+        "--no-verify",
+        "--force",
+        "-o",
+        "lac.agent=fred",
+        "origin",
+        f"{landing}~1:main",
+        agent="fred",
+    )
+    assert rewind.code != 0 and "erin holds core/auth.py on task #2" in rewind.err, rewind.err

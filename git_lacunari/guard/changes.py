@@ -263,10 +263,13 @@ def plan_of(repo: Repo, tips: Sequence[tuple[str, str]], exclude: Sequence[str])
     return plan
 
 
-def framework_plan(repo: Repo, env: dict[str, str]) -> tuple[str, Plan, list[str]] | None:
+def framework_plan(
+    repo: Repo, env: dict[str, str]
+) -> tuple[str, Plan, list[str], dict[str, list[str]]] | None:
     """The push range the pre-commit framework hands its pre-push hooks (it
-    keeps git's stdin to itself): the remote, what it pushes, and notes (as
-    :func:`push_exclusions`: the framework passes the remote side too)."""
+    keeps git's stdin to itself): the remote, what it pushes, notes (as
+    :func:`push_exclusions`: the framework passes the remote side too), and
+    the commit the pushed ref ends at."""
     remote = env.get("PRE_COMMIT_REMOTE_NAME")
     if not remote:
         return None
@@ -276,7 +279,7 @@ def framework_plan(repo: Repo, env: dict[str, str]) -> tuple[str, Plan, list[str
         local, to_ref, env.get("PRE_COMMIT_REMOTE_BRANCH") or "", from_ref or "0" * 40
     )
     exclude, notes = push_exclusions(repo, remote, env.get("PRE_COMMIT_REMOTE_URL"), [pushed])
-    return remote, plan_of(repo, [(local, to_ref)], exclude), notes
+    return remote, plan_of(repo, [(local, to_ref)], exclude), notes, {local: [to_ref]}
 
 
 # --- merges ----------------------------------------------------------------------
@@ -321,7 +324,7 @@ def merge_plan(repo: Repo, others: list[str]) -> Plan:
         )
         changed = set(split_z(out))
         own = changed if own is None else own & changed
-    plan: Plan = [("MERGE", "(the merge)", sorted(own or ()))]
+    plan: Plan = [("MERGE", MERGE_OWN, sorted(own or ()))]
     brought = plan_of(repo, [("MERGE_HEAD", o) for o in others], ["HEAD", "--remotes"])
     return [*plan, *brought]
 
@@ -368,6 +371,7 @@ def _unreadable(ref: ReceivedRef, oid: str) -> CannotWorkHere:
 
 
 UPDATE = "(ref update)"  # a ref's move, blamed as a whole (a plan's commit column)
+MERGE_OWN = "(the merge)"  # a merge's own changes, being committed (a plan's commit column)
 
 
 def _peeled(repo: Repo, oid: str) -> str | None:

@@ -10,7 +10,7 @@ import dataclasses
 import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,7 @@ from ..model import Conflict
 from ..repo import Repo, discover_git_dir
 from ..session import Session
 from .changes import (
+    MERGE_OWN,
     UPDATE,
     Plan,
     ReceivedRef,
@@ -106,7 +107,8 @@ def judge_commit(repo: Repo, open_board: Callable[[], Board]) -> Verdict:
         from ..landing import commit_id
 
         head = commit_id(repo.toplevel, "HEAD")  # None: unborn, built on nothing
-        holdings = [h for h in holdings if head is None or not _built_on(repo, h, head)]
+        ends = [head] if head is not None else []
+        holdings = [h for h in holdings if not _built_on(repo, h, None, ends)]
     if not holdings:
         allowed = Verdict("pre-commit", Decision.ALLOWED, checked=len(changed))
         return _with_meetings(repo, open_board, changed, allowed)
@@ -151,7 +153,7 @@ def judge_push(
     )
     notes: list[str] = []
     if framework is not None:
-        remote, plan, notes = framework
+        remote, plan, notes, ends = framework
     else:
         if remote is None:
             raise InvalidInput("guard pre-push needs REMOTE URL (as git passes them)")
@@ -159,7 +161,8 @@ def judge_push(
         exclude, notes = push_exclusions(repo, remote, url or remote, refs)
         tips = [(r.local_ref, r.local_oid) for r in refs if not is_zero(r.local_oid)]
         plan = plan_of(repo, tips, exclude)
-    verdict = _judge_plan(repo, open_board, plan, "push")
+        ends = {ref_name: [tip] for ref_name, tip in tips}
+    verdict = _judge_plan(repo, open_board, plan, "push", ends)
     if notes:
         verdict = dataclasses.replace(verdict, warnings=(*notes, *verdict.warnings))
     return verdict
@@ -170,16 +173,32 @@ def judge_merge(repo: Repo, open_board: Callable[[], Board]) -> Verdict:
     others = merge_heads(repo, during_merge=True)
     if not others:  # not a merge after all (git runs us only for one)
         return judge_commit(repo, open_board)
-    return _judge_plan(repo, open_board, merge_plan(repo, others), "merge")
+    from ..landing import commit_id
+
+    # The merge ends at a commit with every head as a parent: its own
+    # changes and all it brings in are judged by what those heads contain.
+    head = commit_id(repo.toplevel, "HEAD")
+    parents = [*([head] if head is not None else []), *others]
+    plan = merge_plan(repo, others)
+    return _judge_plan(repo, open_board, plan, "merge", {r: parents for r, _, _ in plan})
 
 
-def _judge_plan(repo: Repo, open_board: Callable[[], Board], plan: Plan, what: str) -> Verdict:
+def _judge_plan(
+    repo: Repo,
+    open_board: Callable[[], Board],
+    plan: Plan,
+    what: str,
+    ends: dict[str, list[str]],
+) -> Verdict:
     changed = sorted({p for _, _, ps in plan for p in ps})
     found = _holdings(repo, open_board, changed, what)
     if isinstance(found, Verdict):
         return _with_meetings(repo, open_board, changed, found) if what == "push" else found
     holdings, now = found
-    blamed = _blame(repo, plan, holdings)
+    try:
+        blamed = _blame(repo, plan, holdings, ends, open_board())
+    except CannotWorkHere as exc:
+        return _offline(repo, what, exc)
     if not blamed:
         allowed = Verdict(HOOK_OF[what], Decision.ALLOWED, checked=len(changed))
         return _with_meetings(repo, open_board, changed, allowed) if what == "push" else allowed
@@ -231,39 +250,87 @@ def _with_meetings(
 
 
 def _blame(
-    repo: Repo, plan: Plan, holdings: list[Conflict], tips: dict[str, str] | None = None
+    repo: Repo,
+    plan: Plan,
+    holdings: list[Conflict],
+    ends: dict[str, list[str]],
+    board: Board,
+    moved_from: dict[str, str] | None = None,
 ) -> list[Conflict]:
-    """One conflict per (ref, commit, path, holder), but for a landing
-    claim's lock on a commit built on that claim's tip (:func:`_built_on`);
-    a ref's move (:data:`UPDATE`) is judged by the ref's new tip (``tips``)."""
+    """One conflict per (ref, commit, path, holder), but for
+
+    - a landing claim's lock, where the change is built on that claim's tip
+      (:func:`_built_on`; ``ends``: the commits each ref of the plan ends
+      at: a pushed ref's new tip, a merge's parents);
+    - a commit the holder's own line already contains (an ancestor of the
+      tip the board recorded for the holder's claim): it cannot collide
+      with the holder's work. So a landing holder's finished commits pass
+      the lock of a claim built on them (issue 25, stacking). A ref's move
+      (``moved_from``: its old tip) counts only when it goes forward: a
+      rewind to an old commit the holder's line contains still undoes
+      changes on the held path.
+
+    Asked of the board only when something would be refused: the claims'
+    tips, one query."""
     held: dict[str, list[Conflict]] = {}
     for holding in holdings:
         held.setdefault(holding.path, []).append(holding)
-    return [
+    blamed = [
         dataclasses.replace(holding, ref=ref_name, commit=commit)
         for ref_name, commit, commit_changed in plan
         for path in commit_changed
         for holding in held.get(path, [])
-        if not _built_on(repo, holding, (tips or {}).get(ref_name) if commit == UPDATE else commit)
+        if not _built_on(
+            repo, holding, None if commit in (UPDATE, MERGE_OWN) else commit, ends.get(ref_name, [])
+        )
     ]
+    if not blamed:
+        return blamed
+    tips = {t.id: t.tip for t in board.live_claims() if t.tip}
+
+    def theirs(c: Conflict) -> bool:
+        """The holder's line already has this change: the commit, or for a
+        ref's move every commit the ref ends at."""
+        holder_tip = tips.get(c.lock.task_id) if c.lock.task_id is not None else None
+        if holder_tip is None or c.commit is None or c.commit == MERGE_OWN:
+            return False
+        if c.commit == UPDATE:
+            old = (moved_from or {}).get(c.ref or "")
+            had = ends.get(c.ref or "", [])
+            if old is None or not all(_contains(repo.toplevel, x, old) for x in had):
+                return False  # a new branch, a rewind or a jump: not the holder's
+        else:
+            had = [c.commit]
+        return bool(had) and all(_contains(repo.toplevel, holder_tip, x) for x in had)
+
+    return [c for c in blamed if not theirs(c)]
 
 
 @functools.cache  # two commit ids: the answer never changes
 def _contains(top: Path, commit: str, tip: str) -> bool:
+    """Whether ``commit`` contains ``tip`` (False when either is not here)."""
     from ..landing import is_ancestor
 
     return is_ancestor(top, tip, commit)
 
 
-def _built_on(repo: Repo, holding: Conflict, commit: str | None) -> bool:
+def _built_on(repo: Repo, holding: Conflict, commit: str | None, ends: Sequence[str]) -> bool:
     """Whether ``holding`` is a landing claim's lock (its work finished,
-    not in the destination yet) and ``commit`` contains that claim's tip:
-    built on it, the change cannot conflict with it (issue 25, stacking;
-    the board's grants waive it too, Grants._conflicts). A commit made
-    before the tip was merged in, or a newer tip, is refused as before."""
-    if holding.landing_tip is None or commit is None:
+    not in the destination yet) and the change is built on that claim's
+    tip: ``commit`` (None: the change is not a commit of its own) is part of
+    the landing line, or contains its tip, or one of the commits the change
+    ends at (``ends``) does. Then the landing work goes in with the change,
+    or before it, and the two cannot conflict (issue 25, stacking; the
+    board's grants waive it too, Grants._conflicts). A change that ends
+    without the tip, or on an older one than the board recorded, is refused
+    as before."""
+    tip = holding.landing_tip
+    if tip is None:
         return False
-    return _contains(repo.toplevel, commit, holding.landing_tip)
+    top = repo.toplevel
+    if commit is not None and (_contains(top, tip, commit) or _contains(top, commit, tip)):
+        return True
+    return any(_contains(top, end, tip) for end in ends)
 
 
 # --- the server: pre-receive ---------------------------------------------------------
@@ -349,6 +416,17 @@ def check_board_kept(repo: Repo, refs: list[ReceivedRef]) -> None:
         )
 
 
+def _server_offline(repo: Repo, exc: CannotWorkHere) -> Verdict:
+    """The server's board gave no answer: ``lac.guard.server.offline``."""
+    allow = server_offline_policy(repo) == "allow"
+    return Verdict(
+        "pre-receive",
+        Decision.UNCHECKED if allow else Decision.BLOCKED,
+        trouble=exc,
+        policy_key="lac.guard.server.offline",
+    )
+
+
 def judge_receive(
     repo: Repo,
     stdin_text: str,
@@ -368,16 +446,20 @@ def judge_receive(
         holdings = board.held_by_other_agents(changed)
         now = board.now() if holdings else 0.0
     except CannotWorkHere as exc:  # unreachable, busy, damaged, too new: no answer
-        allow = server_offline_policy(repo) == "allow"
-        return Verdict(
-            "pre-receive",
-            Decision.UNCHECKED if allow else Decision.BLOCKED,
-            trouble=exc,
-            policy_key="lac.guard.server.offline",
-        )
+        return _server_offline(repo, exc)
     if not holdings:
         return Verdict("pre-receive", Decision.ALLOWED, checked=len(changed), pusher=pusher)
-    blamed = _blame(repo, plan, holdings, {r.ref: r.new for r in refs if not is_zero(r.new)})
+    try:
+        blamed = _blame(
+            repo,
+            plan,
+            holdings,
+            {r.ref: [r.new] for r in refs if not is_zero(r.new)},
+            board,
+            {r.ref: r.old for r in refs if not is_zero(r.old)},
+        )
+    except CannotWorkHere as exc:
+        return _server_offline(repo, exc)
     if not blamed:
         return Verdict("pre-receive", Decision.ALLOWED, checked=len(changed), pusher=pusher)
     return Verdict(

@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from .board import Board
     from .model import Conflict
     from .repo import Repo
-    from .rules import LandingLine
 
 
 class Undeclared(Enum):
@@ -236,43 +235,19 @@ def _wait_hint(paths: list[str], cwd: str, top: str) -> str:
     return "git lac wait " + " ".join(shlex.quote(p) for p in shown)
 
 
-def _landing(
-    repo: Repo, holdings: list[Conflict]
-) -> tuple[dict[str, LandingLine], dict[str, LandingLine]]:
-    """Of the landing claims' locks among ``holdings`` (issue 25, stacking),
-    by tip: the lines HEAD is built on (their locks do not refuse the edit,
-    and the board grants beside them), and those it could build on (the
-    tip is in this clone, not in HEAD). Git is asked only when a landing
-    claim holds one of the paths."""
-    tips = {h.landing_tip: h.lock.task_id for h in holdings if h.landing_tip}
-    if not tips:
-        return {}, {}
-    from .landing import commit_id, is_ancestor, present
-    from .rules import LandingLine
-
-    head = commit_id(repo.toplevel, "HEAD")
-    here = set(present(repo.toplevel, sorted(tips)))
-    built_on: dict[str, LandingLine] = {}
-    build_on: dict[str, LandingLine] = {}
-    for tip, task in tips.items():
-        if task is None or tip not in here:
-            continue
-        line = LandingLine(task, None, tip, ())
-        if head is not None and is_ancestor(repo.toplevel, tip, head):
-            built_on[tip] = line
-        else:
-            build_on[tip] = line
-    return built_on, build_on
-
-
 def _build_on_advice(holdings: list[Conflict]) -> str:
     """Every holder is a landing claim whose tip this clone has: merge them
     in, and the edit is allowed (the board grants a lock beside theirs)."""
     tips = list(dict.fromkeys(h.landing_tip for h in holdings if h.landing_tip))
     said = "; ".join(dict.fromkeys(h.message for h in holdings))
+    if len(tips) == 1:
+        return (
+            f"{said}, landing (done, its work not in the destination yet): build on it, "
+            f"git merge --no-edit {tips[0]}, then edit again"
+        )
     return (
-        f"{said}, landing (done, its work not in the destination yet): build on it, "
-        f"git merge --no-edit {' '.join(tips)}, then edit again"
+        f"{said}: every one landing (done, its work not in the destination yet): "
+        f"build on them, git merge --no-edit {' '.join(tips)}, then edit again"
     )
 
 
@@ -281,7 +256,9 @@ def decide(board: Board, rel: list[str], written: list[str], cwd: str, repo: Rep
 
     top = str(repo.toplevel)
     view = board.edit_view(rel)
-    built_on, build_on = _landing(repo, view.others)
+    from .landing import landing_lines
+
+    built_on, build_on = landing_lines(repo, view.others)
     view.others = [h for h in view.others if h.landing_tip not in built_on]
     if view.others and all(h.landing_tip in build_on for h in view.others):
         held = list(dict.fromkeys(h.path for h in view.others))

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import CannotWorkHere, InvalidInput
-from .model import LockMode, Task
+from .model import Conflict, LockMode, Task
 from .repo import Repo, git, server_root
 from .rules import LandingLine
 
@@ -312,6 +312,32 @@ def fetch_destination(repo: Repo, dest: str) -> None:
     remotes = git("remote", cwd=repo.toplevel).decode().split()
     if "/" in dest and remote in remotes:
         git("fetch", "--quiet", remote, cwd=repo.toplevel)
+
+
+def landing_lines(
+    repo: Repo, holdings: Sequence[Conflict]
+) -> tuple[dict[str, LandingLine], dict[str, LandingLine]]:
+    """Of the landing claims' locks among ``holdings`` (issue 25, stacking),
+    by tip: the lines HEAD is built on (their locks do not refuse it, and the
+    board grants beside them), and those it could build on (the tip is in
+    this clone, not in HEAD). Git is asked only when a landing claim holds
+    one of the paths."""
+    tips = {h.landing_tip: h.lock.task_id for h in holdings if h.landing_tip}
+    if not tips:
+        return {}, {}
+    head = commit_id(repo.toplevel, "HEAD")
+    here = set(present(repo.toplevel, sorted(tips)))
+    built_on: dict[str, LandingLine] = {}
+    build_on: dict[str, LandingLine] = {}
+    for tip, task in tips.items():
+        if task is None or tip not in here:
+            continue
+        line = LandingLine(task, None, tip, ())
+        if head is not None and is_ancestor(repo.toplevel, tip, head):
+            built_on[tip] = line
+        else:
+            build_on[tip] = line
+    return built_on, build_on
 
 
 def steering_facts(board: Board, repo: Repo) -> tuple[list[str], list[LandingLine]]:

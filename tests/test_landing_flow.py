@@ -86,13 +86,14 @@ def test_done_before_push_keeps_the_lock_and_refuses_another(
     listed = lac("tasks")
     assert "#1     landing" in listed.out, listed.out
     assert "landing   since" in lac("show", "1").out
-    # The write lock still refuses others: a lock, a claim of a task on the
-    # same path, and erin's commit of the file (the pre-commit guard).
+    # The write lock still refuses others not built on it (erin works on
+    # main): a lock, a claim of a task on the same path, and erin's commit
+    # of the file (the pre-commit guard).
+    git(repo, "checkout", "-q", "main")
     refused = lac("lock", "core/auth.py", "--as", "erin")
     assert refused.code == 1 and "dana holds core/auth.py on task #1" in refused.err
     assert lac("task", "add", "more auth", "--write", "core/auth.py").code == 0
     assert lac("claim", "2", "--as", "erin").code == 1
-    git(repo, "checkout", "-q", "main")
     (repo / "core" / "auth.py").write_text("erin's login\n")
     git(repo, "add", "core/auth.py")
     commit = run_git(repo, "commit", "-qm", "erin", agent="erin")
@@ -851,6 +852,8 @@ def test_claim_next_stacks_on_anothers_landing_line_and_the_guards_hold_it_to_th
     git(repo, "add", "core/auth.py")
     before = run_git(repo, "commit", "-qm", "erin, too soon", agent="erin")
     assert before.code != 0 and "dana holds core/auth.py on task #1" in before.err
+    assert "Task #1 is landing (done, not in the destination yet)" in before.err
+    assert f"passes its locks: git merge --no-edit {landing}\n" in before.err, before.err
     git(repo, "checkout", "-q", "--", ".")
     git(repo, "reset", "-q", "--hard")
     git(repo, "merge", "-q", "--no-edit", landing)
@@ -903,6 +906,7 @@ def test_a_push_not_built_on_the_landing_tip_is_refused_by_the_server(
         repo, "push", "-q", "--no-verify", "-o", "lac.agent=fred", "origin", "apart", agent="fred"
     )
     assert apart.code != 0 and "dana holds core/auth.py on task #1" in apart.err
+    assert f"git merge --no-edit {landing}" in apart.err, apart.err  # the server says so too
     git(repo, "checkout", "-q", "-b", "on-top", landing)
     (repo / "core" / "auth.py").write_text("fred's, on dana's\n")
     git(repo, "add", "core/auth.py")
@@ -964,6 +968,10 @@ def test_a_line_of_several_commits_and_a_newer_tip_merged_in_pass_every_guard(
     assert [line["tip"] for line in got.json["start_from"]] == [second]
     merged = run_git(repo, "merge", "-q", "--no-edit", second, agent="erin")
     assert merged.code == 0, merged.err  # brings landing (dana's first commit) too
+    # The merge's message (no final newline from git merge --no-edit) gets
+    # the trailer where git finds trailers, after a blank line.
+    trailers = git(repo, "interpret-trailers", "--parse", input=message(repo, "HEAD"))
+    assert trailers.splitlines() == ["Lac-Task: 2"], message(repo, "HEAD")
     work(repo, "erin-line", "core/auth.py", "".join([*lines[:7], "erin's line 8\n"]), agent="erin")
     # dana's review fix on line 1, past erin's lock (--no-verify): a newer tip.
     git(repo, "checkout", "-q", "feat")
@@ -1012,3 +1020,27 @@ def test_a_line_of_several_commits_and_a_newer_tip_merged_in_pass_every_guard(
         agent="fred",
     )
     assert rewind.code != 0 and "erin holds core/auth.py on task #2" in rewind.err, rewind.err
+
+
+def test_lock_and_check_look_at_the_branch_as_the_guards_do(
+    landing: str, lac: Lac, repo: Path
+) -> None:
+    """`check` and `lock` from a branch built on dana's landing tip: free,
+    and a lock beside hers (its event names the line); from one not built on
+    it, or after a newer tip, refused with the tip in --json."""
+    git(repo, "checkout", "-q", "-b", "erin-line", "main")
+    refused = lac("check", "core/auth.py", "--as", "erin", "--json")
+    assert refused.code == 1 and refused.json["refused"]["conflicts"][0]["landing_tip"] == landing
+    assert lac("lock", "core/auth.py", "--as", "erin").code == 1
+    git(repo, "merge", "-q", "--no-edit", landing)
+    free = lac("check", "core/auth.py", "--as", "erin")
+    assert free.code == 0 and free.out.strip() == "free: core/auth.py (built on landing #1)"
+    took = lac("lock", "core/auth.py", "--as", "erin")
+    assert took.code == 0, took.err
+    locked = [e for e in lac("log", "--json").json["events"] if e["kind"] == "locked"]
+    assert locked[-1]["agent"] == "erin" and locked[-1]["detail"]["built_on"] == [1], locked
+    assert lac("unlock", "core/auth.py", "--as", "erin").code == 0
+    newer = work(repo, "feat", "core/notes.md", "dana's notes\n")
+    git(repo, "checkout", "-q", "erin-line")
+    again = lac("check", "core/auth.py", "--as", "erin", "--json")
+    assert again.code == 1 and again.json["refused"]["conflicts"][0]["landing_tip"] == newer

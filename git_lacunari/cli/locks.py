@@ -20,7 +20,12 @@ from .options import CONTEXT, common
 def lock(
     session: Session, as_json: bool, patterns: tuple[str, ...], read_mode: bool, task_id: str | None
 ) -> Result:
-    """Lock paths: files, dir/ subtrees or globs. All or nothing."""
+    """Lock paths: files, dir/ subtrees or globs. All or nothing.
+
+    A landing claim's locks (done, not in the destination yet) do not refuse
+    a branch built on its tip: when HEAD contains it, the lock is taken
+    beside theirs.
+    """
     return verbs.lock(session, patterns, read_mode, task_id)
 
 
@@ -65,5 +70,9 @@ def locks(session: Session, as_json: bool, mine: bool, path: str | None) -> Resu
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @common
 def check(session: Session, as_json: bool, paths: tuple[str, ...]) -> Result:
-    """May I write these paths? Exit 1 naming each holder if not."""
+    """May I write these paths? Exit 1 naming each holder if not.
+
+    A landing claim whose tip HEAD contains is no holder: the guards let a
+    change built on it through.
+    """
     return verbs.check(session, paths)

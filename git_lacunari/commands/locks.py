@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..edge import Result
-from ..errors import PathLocked
-from ..model import LockMode
+from ..errors import LacError, PathLocked
+from ..model import Conflict, LockMode
+from ..rules import LandingLine
 from ..session import Session
 from ..views import shown
 from ..views.tasks import lock_line
@@ -14,7 +17,14 @@ from .task import task_id
 def lock(session: Session, patterns: tuple[str, ...], read_mode: bool, task: str | None) -> Result:
     board = session.board()
     mode = LockMode.READ if read_mode else LockMode.WRITE
-    got = board.lock(patterns, mode=mode, task_id=task_id(task) if task else None)
+    under = task_id(task) if task else None
+    try:
+        got = board.lock(patterns, mode=mode, task_id=under)
+    except PathLocked as refused:
+        lines = _built_on(session, refused.conflicts)
+        if not lines:
+            raise
+        got = board.lock(patterns, mode=mode, task_id=under, built_on=lines)
     now = board.now()
     return Result(
         {"locks": [lk.to_json() for lk in got], "now": now},
@@ -50,6 +60,26 @@ def locks(session: Session, mine: bool, path: str | None) -> Result:
 
 def check(session: Session, paths: tuple[str, ...]) -> Result:
     conflicts = session.board().check(paths)
-    if conflicts:
+    lines = _built_on(session, conflicts)
+    if conflicts and not lines:
         raise PathLocked(conflicts)
-    return Result({"paths": list(paths)}, "free: " + " ".join(paths))
+    built = f" (built on landing {', '.join(f'#{ln.task}' for ln in lines)})" if lines else ""
+    return Result({"paths": list(paths)}, "free: " + " ".join(paths) + built)
+
+
+def _built_on(session: Session, conflicts: Sequence[Conflict]) -> list[LandingLine]:
+    """When every lock in the way is a landing claim's whose tip HEAD
+    contains, those lines (issue 25, stacking: their locks do not refuse a
+    branch built on them, as at the edit, the commit and the push); else
+    none. Git is asked only then; no repository here builds on nothing."""
+    if not conflicts or not all(c.landing_tip for c in conflicts):
+        return []
+    from ..landing import landing_lines
+
+    try:
+        built_on, _ = landing_lines(session.repo, conflicts)
+    except LacError:
+        return []
+    if {c.landing_tip for c in conflicts} <= set(built_on):
+        return sorted(built_on.values(), key=lambda line: line.task)
+    return []

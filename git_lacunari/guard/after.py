@@ -79,6 +79,7 @@ def commit_msg(session: Session, message_file: str) -> Result:
         tracks = session.board(timeout=hook_timeout(repo)).claim_tracks()
         named = sorted({task for task, on, _ in tracks if on is None or on == branch})
         if named:
+            _end_with_newline(Path(message_file))
             trailers = [a for t in named for a in ("--trailer", f"{TRAILER}: {t}")]
             git(
                 "interpret-trailers",
@@ -99,6 +100,19 @@ def commit_msg(session: Session, message_file: str) -> Result:
 OFF = ("off", "0", "false", "no")
 # `git commit -v`: below this line (after the comment character) is the diff.
 SCISSORS = re.compile(r"^\S ?-{24} >8 -{24}$")
+
+
+def _end_with_newline(message_file: Path) -> None:
+    """``git merge --no-edit`` hands the hook a message with no final
+    newline, and interpret-trailers (git 2.39) then puts the trailer right
+    under the subject, where no trailer parser finds it: end the last line
+    first."""
+    try:
+        text = message_file.read_bytes()
+        if text and not text.endswith(b"\n"):
+            message_file.write_bytes(text + b"\n")
+    except OSError as exc:
+        raise CannotWorkHere(f"cannot rewrite the commit message: {exc.strerror}") from exc
 
 
 def _has_words(repo: Repo, message_file: Path) -> bool:

@@ -51,6 +51,21 @@ def describe(holding: Conflict, now: float) -> str:
     return f"held by {shown(lock.agent)} ({lock.mode} lock {shown(lock.pattern)}, {where})"
 
 
+def build_on(refused: list[Conflict]) -> list[str]:
+    """A line for the refusals by landing claims (issue 25, stacking): a
+    change built on their tips passes their locks."""
+    landing = {c.lock.task_id: c.landing_tip for c in refused if c.landing_tip}
+    if not landing:
+        return []
+    tasks = ", ".join(f"#{task}" for task in sorted(t for t in landing if t is not None))
+    tips = " ".join(dict.fromkeys(tip for tip in landing.values() if tip))
+    said = f"Task {tasks} is" if len(landing) == 1 else f"Tasks {tasks} are"
+    return [
+        f"{said} landing (done, not in the destination yet): a change built on "
+        f"its tip passes its locks: git merge --no-edit {tips}"
+    ]
+
+
 def checked(
     hook: str, paths: int, *, skipped: bool = False, offline: bool = False
 ) -> dict[str, object]:
@@ -120,6 +135,7 @@ def _refuse(verdict: Verdict) -> NoReturn:
             details=[
                 f"git lac: commit refused: {len(paths)} staged path(s) held by another agent",
                 *(f"  {shown(h.path):<{width}}  {describe(h, now)}" for h in refused),
+                *build_on(refused),
                 advice(paths),
                 *verdict.warnings,  # take-over notices, told here too
             ],
@@ -133,13 +149,16 @@ def _refuse(verdict: Verdict) -> NoReturn:
         f"git lac: {verdict.what} refused: {len(refused)} change(s) to paths held by another agent"
     )
     if verdict.pusher is None:
-        raise PathLocked(refused, details=[header, *lines, advice([c.path for c in refused])])
+        raise PathLocked(
+            refused, details=[header, *lines, *build_on(refused), advice([c.path for c in refused])]
+        )
     who = shown(verdict.pusher.name or "unknown")
     raise PathLocked(
         refused,
         details=[
             f"{header} (pusher: {who}, {verdict.pusher.source})",
             *lines,
+            *build_on(refused),
             RELEASE_ADVICE,
             *(
                 ["If you hold them, say who you are: git push -o lac.agent=NAME"]

@@ -985,6 +985,20 @@ def test_a_line_of_several_commits_and_a_newer_tip_merged_in_pass_every_guard(
     assert again.code == 0, again.err  # its own changes are in core/auth.py
     assert (repo / "core" / "auth.py").read_text().startswith("dana's line 1\n")
     assert lac("heartbeat", "--as", "erin").code == 0
+    # erin's work in progress is hers to push: not fred's, though erin's
+    # line contains it (only finished landing work passes her lock so).
+    early = run_git(
+        repo,
+        "push",
+        "-q",
+        "--no-verify",
+        "-o",
+        "lac.agent=fred",
+        "origin",
+        "erin-line:fred-line",
+        agent="fred",
+    )
+    assert early.code != 0 and "erin holds core/auth.py on task #2" in early.err, early.err
     pushed = run_git(
         repo, "push", "-q", "-o", "lac.agent=erin", "origin", "erin-line", agent="erin"
     )

@@ -262,10 +262,11 @@ def _blame(
     - a landing claim's lock, where the change is built on that claim's tip
       (:func:`_built_on`; ``ends``: the commits each ref of the plan ends
       at: a pushed ref's new tip, a merge's parents);
-    - a commit the holder's own line already contains (an ancestor of the
-      tip the board recorded for the holder's claim): it cannot collide
-      with the holder's work. So a landing holder's finished commits pass
-      the lock of a claim built on them (issue 25, stacking). A ref's move
+    - a landing claim's finished commit (an ancestor of its tip) that the
+      holder's own line already contains (an ancestor of the tip the board
+      recorded for the holder's claim): it cannot collide with the holder's
+      work. So a landing holder's finished line passes the lock of a claim
+      built on it (issue 25, stacking). A ref's move
       (``moved_from``: its old tip) counts only when it goes forward: a
       rewind to an old commit the holder's line contains still undoes
       changes on the held path.
@@ -286,11 +287,15 @@ def _blame(
     ]
     if not blamed:
         return blamed
-    tips = {t.id: t.tip for t in board.live_claims() if t.tip}
+    live = board.live_claims()
+    tips = {t.id: t.tip for t in live if t.tip}
+    finished = [t.tip for t in live if t.landing and t.tip]
 
     def theirs(c: Conflict) -> bool:
-        """The holder's line already has this change: the commit, or for a
-        ref's move every commit the ref ends at."""
+        """The holder's line already has this change (the commit, or for a
+        ref's move every commit the ref ends at), and it is a landing
+        claim's finished work: not the holder's own work in progress, which
+        nobody but the holder may push."""
         holder_tip = tips.get(c.lock.task_id) if c.lock.task_id is not None else None
         if holder_tip is None or c.commit is None or c.commit == MERGE_OWN:
             return False
@@ -301,7 +306,11 @@ def _blame(
                 return False  # a new branch, a rewind or a jump: not the holder's
         else:
             had = [c.commit]
-        return bool(had) and all(_contains(repo.toplevel, holder_tip, x) for x in had)
+        top = repo.toplevel
+        return bool(had) and all(
+            _contains(top, holder_tip, x) and any(_contains(top, tip, x) for tip in finished)
+            for x in had
+        )
 
     return [c for c in blamed if not theirs(c)]
 

@@ -39,7 +39,7 @@ parts should land them merged.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -208,16 +208,20 @@ def current_branch(cwd: Path) -> str | None:
 
 
 def where_claims_stand(
-    cwd: Path, claims: Sequence[tuple[int, str | None, str | None]]
+    cwd: Path,
+    claims: Sequence[tuple[int, str | None, str | None]],
+    avoid: Collection[str] = (),
 ) -> list[tuple[int, str | None, str]]:
     """For each claim ``(task, branch, tip)`` as recorded: its branch's tip
-    here, or, for a claim that has no branch yet, the current branch's; only
-    those that moved. A branch this clone lacks is left as it was."""
+    here, or, for a claim that has no branch yet, the current branch's
+    unless that is one of ``avoid`` (another agent's line: the claim's work
+    goes on a branch of its own); only those that moved. A
+    branch this clone lacks is left as it was."""
     here = current_branch(cwd)
     moved: list[tuple[int, str | None, str]] = []
     tips: dict[str, str | None] = {}  # one git process per branch, not per claim
     for task, branch, tip in claims:
-        name = branch or here
+        name = branch or (here if here not in avoid else None)
         if name is None:
             continue
         if name not in tips:
@@ -236,7 +240,14 @@ def track(board: Board, repo: Repo) -> list[int]:
 def track_moves(board: Board, repo: Repo) -> list[tuple[int, str | None, str]]:
     """:func:`track`, answering with each claim that moved: ``(task, branch,
     tip)`` as the board now records it (so a caller needs no second read)."""
-    moved = where_claims_stand(repo.toplevel, board.claim_tracks())
+    claims = board.claim_tracks()
+    avoid: set[str] = set()
+    if any(branch is None for _, branch, _ in claims):
+        # Not yet on a branch: not bound to a line another agent's claim
+        # records (claim --next may be run there, before the claimer starts
+        # a branch of its own from it).
+        avoid = {t.branch for t in board.live_claims() if t.branch and t.owner != board.agent}
+    moved = where_claims_stand(repo.toplevel, claims, avoid)
     taken = set(board.track(moved))
     return [m for m in moved if m[0] in taken]
 

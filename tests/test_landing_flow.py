@@ -1039,9 +1039,9 @@ def test_a_line_of_several_commits_and_a_newer_tip_merged_in_pass_every_guard(
 def test_lock_and_check_look_at_the_branch_as_the_guards_do(
     landing: str, lac: Lac, repo: Path
 ) -> None:
-    """`check` and `lock` from a branch built on dana's landing tip: free,
-    and a lock beside hers (its event names the line); from one not built on
-    it, or after a newer tip, refused with the tip in --json."""
+    """`check` and `lock --task` from a branch built on dana's landing tip:
+    free, and a lock beside hers (its event names the line); from one not
+    built on it, or after a newer tip, refused with the tip in --json."""
     git(repo, "checkout", "-q", "-b", "erin-line", "main")
     refused = lac("check", "core/auth.py", "--as", "erin", "--json")
     assert refused.code == 1 and refused.json["refused"]["conflicts"][0]["landing_tip"] == landing
@@ -1049,7 +1049,10 @@ def test_lock_and_check_look_at_the_branch_as_the_guards_do(
     git(repo, "merge", "-q", "--no-edit", landing)
     free = lac("check", "core/auth.py", "--as", "erin")
     assert free.code == 0 and free.out.strip() == "free: core/auth.py (built on landing #1)"
-    took = lac("lock", "core/auth.py", "--as", "erin")
+    assert lac("lock", "core/auth.py", "--as", "erin").code == 1  # under a claim only
+    assert lac("task", "add", "docs", "--write", "docs/").code == 0
+    assert lac("claim", "2", "--as", "erin").code == 0
+    took = lac("lock", "core/auth.py", "--task", "2", "--as", "erin")
     assert took.code == 0, took.err
     locked = [e for e in lac("log", "--json").json["events"] if e["kind"] == "locked"]
     assert locked[-1]["agent"] == "erin" and locked[-1]["detail"]["built_on"] == [1], locked
@@ -1058,3 +1061,87 @@ def test_lock_and_check_look_at_the_branch_as_the_guards_do(
     git(repo, "checkout", "-q", "erin-line")
     again = lac("check", "core/auth.py", "--as", "erin", "--json")
     assert again.code == 1 and again.json["refused"]["conflicts"][0]["landing_tip"] == newer
+
+
+def test_a_rewind_by_a_landing_line_is_judged_as_before(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """A force-push of dana's landing line over a change to her file that
+    main gained since her line forked undoes that change: refused, however
+    much of her line it carries."""
+    git(repo, "checkout", "-q", "main")
+    (repo / "core" / "auth.py").write_text("zed's landed change\n")
+    git(repo, "commit", "-q", "--no-verify", "-am", "zed")
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    hooked(server, repo, board_url)
+    rewind = run_git(
+        repo,
+        "push",
+        "-q",
+        "--no-verify",
+        "--force",
+        "-o",
+        "lac.agent=mallory",
+        "origin",
+        "feat:main",
+        agent="mallory",
+    )
+    assert rewind.code != 0 and "dana holds core/auth.py on task #1" in rewind.err, rewind.err
+
+
+def test_a_landing_line_of_ones_own_carries_nothing_past_anothers_lock(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """mallory pushes erin's work in progress to main beside a landing line
+    of her own made on top of it (a tag brings it to the server): only a
+    landing line erin's is built on passes erin's lock."""
+    hooked(server, repo, board_url)
+    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    assert lac("task", "add", "dummy", "--write", "dummy.txt").code == 0
+    git(repo, "checkout", "-q", "-b", "erin-line", landing)
+    assert lac("claim", "2", "--as", "erin").code == 1  # claim ID does not stack
+    assert lac("claim", "--next", "--as", "erin").code == 0
+    work(repo, "erin-line", "core/auth.py", "erin, in progress\n", agent="erin")
+    assert lac("heartbeat", "--as", "erin").code == 0
+    mine = run_git(repo, "push", "-q", "-o", "lac.agent=erin", "origin", "erin-line", agent="erin")
+    assert mine.code == 0, mine.err
+    git(repo, "checkout", "-q", "-b", "mal", "erin-line")
+    assert lac("claim", "3", "--as", "mallory").code == 0
+    work(repo, "mal", "dummy.txt", "dummy\n", agent="mallory")
+    assert lac("done", "3", "--as", "mallory", "--json").json["landing"] is True
+    sneak = run_git(
+        repo,
+        "push",
+        "-q",
+        "--no-verify",
+        "-o",
+        "lac.agent=mallory",
+        "origin",
+        "mal:refs/tags/t1",
+        "erin-line:main",
+        agent="mallory",
+    )
+    assert sneak.code != 0 and "erin holds core/auth.py on task #2" in sneak.err, sneak.err
+
+
+def test_a_claim_made_on_anothers_line_is_bound_to_the_branch_its_work_goes_on(
+    landing: str, lac: Lac, repo: Path, server: Path
+) -> None:
+    """erin runs claim --next while dana's landing branch is checked out (as
+    the README's example does), then starts her own branch from it: her
+    claim records her branch, not dana's, so dana's landing does not settle
+    erin's task, and erin's tip is her own."""
+    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    assert lac("claim", "--next", "--as", "erin").code == 0
+    assert lac("heartbeat", "--as", "erin").code == 0
+    shown = lac("show", "2", "--json").json["task"]
+    assert (shown["branch"], shown["tip"]) == (None, None)
+    git(repo, "checkout", "-q", "-b", "log-failures")
+    mine = work(repo, "log-failures", "core/auth.py", "dana's, and erin's\n", agent="erin")
+    shown = lac("show", "2", "--json").json["task"]
+    assert (shown["branch"], shown["tip"]) == ("log-failures", mine)
+    git(repo, "checkout", "-q", "feat")
+    landed = run_git(repo, "push", "-q", "origin", "feat:main", agent="dana")
+    assert landed.code == 0, landed.err
+    assert lac("sweep").code == 0
+    assert state(lac, 1) == ("done", False) and state(lac, 2) == ("claimed", False)

@@ -23,8 +23,8 @@ def lock(
     """Lock paths: files, dir/ subtrees or globs. All or nothing.
 
     A landing claim's locks (done, not in the destination yet) do not refuse
-    a branch built on its tip: when HEAD contains it, the lock is taken
-    beside theirs.
+    a branch built on its tip: with --task, when HEAD contains it, the lock
+    is taken beside theirs.
     """
     return verbs.lock(session, patterns, read_mode, task_id)
 

@@ -21,7 +21,9 @@ def lock(session: Session, patterns: tuple[str, ...], read_mode: bool, task: str
     try:
         got = board.lock(patterns, mode=mode, task_id=under)
     except PathLocked as refused:
-        lines = _built_on(session, refused.conflicts)
+        # Under a claim only: the board records a claim's tip, which is how
+        # the landing holder's finished line later passes this lock.
+        lines = _built_on(session, refused.conflicts) if under is not None else []
         if not lines:
             raise
         got = board.lock(patterns, mode=mode, task_id=under, built_on=lines)

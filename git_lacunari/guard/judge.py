@@ -266,23 +266,37 @@ def _blame(
       holder's own line already contains (an ancestor of the tip the board
       recorded for the holder's claim): it cannot collide with the holder's
       work. So a landing holder's finished line passes the lock of a claim
-      built on it (issue 25, stacking). A ref's move
-      (``moved_from``: its old tip) counts only when it goes forward: a
-      rewind to an old commit the holder's line contains still undoes
-      changes on the held path.
+      built on it (issue 25, stacking).
+
+    Nothing a ref brings is waived either way when the ref moves to where
+    its old tip (``moved_from``) is not: a rewind or a jump undoes changes
+    on the held paths, whatever the new tip contains.
 
     Asked of the board only when something would be refused: the claims'
     tips, one query."""
+    top = repo.toplevel
     held: dict[str, list[Conflict]] = {}
     for holding in holdings:
         held.setdefault(holding.path, []).append(holding)
+
+    @functools.cache
+    def rewound(ref_name: str) -> bool:
+        """A ref moved to where its old tip is not (a rewind, a jump): it
+        undoes what the old tip had, so nothing it brings is waived."""
+        old = (moved_from or {}).get(ref_name)
+        return old is not None and not all(_contains(top, x, old) for x in ends.get(ref_name, []))
+
     blamed = [
         dataclasses.replace(holding, ref=ref_name, commit=commit)
         for ref_name, commit, commit_changed in plan
         for path in commit_changed
         for holding in held.get(path, [])
-        if not _built_on(
-            repo, holding, None if commit in (UPDATE, MERGE_OWN) else commit, ends.get(ref_name, [])
+        if rewound(ref_name)
+        or not _built_on(
+            repo,
+            holding,
+            None if commit in (UPDATE, MERGE_OWN) else commit,
+            ends.get(ref_name, []),
         )
     ]
     if not blamed:
@@ -299,18 +313,13 @@ def _blame(
         holder_tip = tips.get(c.lock.task_id) if c.lock.task_id is not None else None
         if holder_tip is None or c.commit is None or c.commit == MERGE_OWN:
             return False
-        if c.commit == UPDATE:
-            old = (moved_from or {}).get(c.ref or "")
-            had = ends.get(c.ref or "", [])
-            if old is None or not all(_contains(repo.toplevel, x, old) for x in had):
-                return False  # a new branch, a rewind or a jump: not the holder's
-        else:
-            had = [c.commit]
-        top = repo.toplevel
-        return bool(had) and all(
-            _contains(top, holder_tip, x) and any(_contains(top, tip, x) for tip in finished)
-            for x in had
-        )
+        if rewound(c.ref or ""):
+            return False
+        had = ends.get(c.ref or "", []) if c.commit == UPDATE else [c.commit]
+        # Finished: inside a landing line the holder's line is built on (not
+        # any landing line: a pusher's own could contain anything).
+        lines = [tip for tip in finished if _contains(top, holder_tip, tip)]
+        return bool(had) and all(any(_contains(top, tip, x) for tip in lines) for x in had)
 
     return [c for c in blamed if not theirs(c)]
 

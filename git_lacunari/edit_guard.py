@@ -256,9 +256,13 @@ def decide(board: Board, rel: list[str], written: list[str], cwd: str, repo: Rep
 
     top = str(repo.toplevel)
     view = board.edit_view(rel)
-    from .landing import landing_lines
+    from .landing import every_line, landing_lines
 
     built_on, build_on = landing_lines(repo, view.others)
+    # Held by landing claims HEAD is built on: writable beside them, under a
+    # lock of ours whatever lac.edit.undeclared says (the guards pass such a
+    # change only then): else everyone built on the tip could write it at once.
+    stacked = {h.path for h in view.others if h.landing_tip in built_on}
     view.others = [h for h in view.others if h.landing_tip not in built_on]
     if view.others and all(h.landing_tip in build_on for h in view.others):
         held = list(dict.fromkeys(h.path for h in view.others))
@@ -282,6 +286,14 @@ def decide(board: Board, rel: list[str], written: list[str], cwd: str, repo: Rep
     undeclared = [p for p in written if p not in view.covered]
     if not undeclared:
         return Decision(True, checked=tuple(rel))
+    beside = [p for p in undeclared if p in stacked]
+    if beside and not view.claims:
+        return Decision(
+            False,
+            f"{beside[0]} is held by a landing claim this branch is built on: "
+            "it is written beside it under a claim; git lac claim --next, or git lac claim ID",
+            tuple(rel),
+        )
     if not view.claims:
         if _policy(repo, "lac.edit.unclaimed", Unclaimed) is Unclaimed.ALLOW:
             return Decision(True, checked=tuple(rel))
@@ -293,7 +305,7 @@ def decide(board: Board, rel: list[str], written: list[str], cwd: str, repo: Rep
         )
     task = view.claims[0]
     policy = _policy(repo, "lac.edit.undeclared", Undeclared)
-    if policy is Undeclared.ALLOW:
+    if policy is Undeclared.ALLOW and not beside:
         return Decision(True, checked=tuple(rel))
     if policy is Undeclared.DENY:
         import shlex
@@ -305,18 +317,22 @@ def decide(board: Board, rel: list[str], written: list[str], cwd: str, repo: Rep
             + " ".join(shlex.quote(p) for p in undeclared),
             tuple(rel),
         )
-    try:  # lock: take it under our newest claim in work, when it is free
+    # lock: take it under our newest claim in work, when it is free (allow:
+    # only the paths held beside a landing line)
+    locking = undeclared if policy is Undeclared.LOCK else beside
+    try:
         from .paths import literal
 
-        board.lock([literal(p) for p in undeclared], task_id=task, built_on=list(built_on.values()))
+        board.lock([literal(p) for p in locking], task_id=task, built_on=every_line(built_on))
     except PathLocked as exc:  # taken between our look and our grant
         held = [c.path for c in exc.conflicts]
         return Decision(False, f"{exc.message}; {_wait_hint(held, cwd, top)}", tuple(rel))
+    why = "lac.edit.undeclared" if policy is Undeclared.LOCK else "beside a landing line"
     return Decision(
         True,
         checked=tuple(rel),
-        locked=tuple(undeclared),
-        notes=(f"git lac: locked {', '.join(undeclared)} for task #{task} (lac.edit.undeclared)",),
+        locked=tuple(locking),
+        notes=(f"git lac: locked {', '.join(locking)} for task #{task} ({why})",),
     )
 
 

@@ -45,7 +45,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import CannotWorkHere, InvalidInput
+from .errors import CannotWorkHere, InvalidInput, LacError
 from .model import Conflict, LockMode, Task
 from .repo import Repo, git, server_root
 from .rules import LandingLine
@@ -244,12 +244,67 @@ def track_moves(board: Board, repo: Repo) -> list[tuple[int, str | None, str]]:
     avoid: set[str] = set()
     if any(branch is None for _, branch, _ in claims):
         # Not yet on a branch: not bound to a line another agent's claim
-        # records (claim --next may be run there, before the claimer starts
-        # a branch of its own from it).
-        avoid = {t.branch for t in board.live_claims() if t.branch and t.owner != board.agent}
+        # records, nor to a landing line of our own (claim --next may be run
+        # there, before the claimer starts a branch of its own from it), nor
+        # to a branch with no work beyond the destination (a claim made on
+        # main binds where its first commit goes): else `done` would judge
+        # another line's work, or the destination's, as this claim's.
+        avoid = {
+            t.branch
+            for t in board.live_claims()
+            if t.branch and (t.owner != board.agent or t.landing)
+        }
+        here = current_branch(repo.toplevel)
+        if here is not None and here not in avoid and _nothing_beyond_destination(repo):
+            avoid.add(here)
+        unbound = {task for task, branch, _ in claims if branch is None}
+        if len(unbound) > 1 and here is not None and here not in avoid:
+            # Several claims of ours on no branch yet: each binds where a
+            # commit changes a path it holds, not all to the first branch.
+            claims = _touched_by_head(board, repo, claims, unbound)
     moved = where_claims_stand(repo.toplevel, claims, avoid)
     taken = set(board.track(moved))
     return [m for m in moved if m[0] in taken]
+
+
+def _touched_by_head(
+    board: Board,
+    repo: Repo,
+    claims: list[tuple[int, str | None, str | None]],
+    unbound: set[int],
+) -> list[tuple[int, str | None, str | None]]:
+    """``claims`` but the ``unbound`` ones HEAD's commit changes no path of."""
+    from .paths import covers
+
+    out = git(
+        "diff-tree",
+        "--no-commit-id",
+        "--root",
+        "-r",
+        "--name-only",
+        "-z",
+        "HEAD",
+        cwd=repo.toplevel,
+    )
+    touched = [f for f in out.decode("utf-8", "surrogateescape").split("\0") if f]
+    hit = {
+        lock.task_id
+        for lock in board.locks(mine=True)
+        if lock.task_id in unbound
+        and any(covers(lock.pattern, f, repo.ignorecase) for f in touched)
+    }
+    return [c for c in claims if c[0] not in unbound or c[0] in hit]
+
+
+def _nothing_beyond_destination(repo: Repo) -> bool:
+    """Whether HEAD is in the destination (a destination that cannot be
+    named, or no HEAD: False, bind as before)."""
+    try:
+        dest = destination(repo)
+    except LacError:
+        return False
+    head = commit_id(repo.toplevel, "HEAD")
+    return dest is not None and head is not None and is_ancestor(repo.toplevel, head, dest)
 
 
 # --- done, and the checks that settle a landing -----------------------------------
@@ -327,28 +382,37 @@ def fetch_destination(repo: Repo, dest: str) -> None:
 
 def landing_lines(
     repo: Repo, holdings: Sequence[Conflict]
-) -> tuple[dict[str, LandingLine], dict[str, LandingLine]]:
+) -> tuple[dict[str, list[LandingLine]], dict[str, list[LandingLine]]]:
     """Of the landing claims' locks among ``holdings`` (issue 25, stacking),
     by tip: the lines HEAD is built on (their locks do not refuse it, and the
     board grants beside them), and those it could build on (the tip is in
-    this clone, not in HEAD). Git is asked only when a landing claim holds
-    one of the paths."""
-    tips = {h.landing_tip: h.lock.task_id for h in holdings if h.landing_tip}
-    if not tips:
+    this clone, not in HEAD). Several landing claims may share one tip (two
+    claims finished on one branch): one line each. Git is asked only when a
+    landing claim holds one of the paths."""
+    tasks: dict[str, set[int]] = {}
+    for h in holdings:
+        if h.landing_tip and h.lock.task_id is not None:
+            tasks.setdefault(h.landing_tip, set()).add(h.lock.task_id)
+    if not tasks:
         return {}, {}
     head = commit_id(repo.toplevel, "HEAD")
-    here = set(present(repo.toplevel, sorted(tips)))
-    built_on: dict[str, LandingLine] = {}
-    build_on: dict[str, LandingLine] = {}
-    for tip, task in tips.items():
-        if task is None or tip not in here:
+    here = set(present(repo.toplevel, sorted(tasks)))
+    built_on: dict[str, list[LandingLine]] = {}
+    build_on: dict[str, list[LandingLine]] = {}
+    for tip, ids in tasks.items():
+        if tip not in here:
             continue
-        line = LandingLine(task, None, tip, ())
+        lines = [LandingLine(task, None, tip, ()) for task in sorted(ids)]
         if head is not None and is_ancestor(repo.toplevel, tip, head):
-            built_on[tip] = line
+            built_on[tip] = lines
         else:
-            build_on[tip] = line
+            build_on[tip] = lines
     return built_on, build_on
+
+
+def every_line(by_tip: dict[str, list[LandingLine]]) -> list[LandingLine]:
+    """The lines of :func:`landing_lines`, by task."""
+    return sorted((line for lines in by_tip.values() for line in lines), key=lambda ln: ln.task)
 
 
 def steering_facts(board: Board, repo: Repo) -> tuple[list[str], list[LandingLine]]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from . import paths
 from .errors import (
@@ -229,6 +230,20 @@ class LandingLine:
     @property
     def whose(self) -> str:
         return "your landing" if self.holder is None else f"{self.holder}'s landing"
+
+
+def built_on_detail(lines: Sequence[LandingLine]) -> dict[str, Any]:
+    """What a ``locked`` event says of the landing lines its locks were
+    granted beside: their tasks, and each line's tip then (``built_on_tips``,
+    ``[task, tip]``). The guards read the tips back: the commits under one
+    are the finished work the holder's lock was granted beside, which
+    anyone may push past it (issue 25, stacking)."""
+    if not lines:
+        return {}
+    return {
+        "built_on": [line.task for line in lines],
+        "built_on_tips": [[line.task, line.tip] for line in lines if line.tip],
+    }
 
 
 @dataclass(frozen=True)

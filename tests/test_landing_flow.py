@@ -853,7 +853,10 @@ def test_claim_next_stacks_on_anothers_landing_line_and_the_guards_hold_it_to_th
     before = run_git(repo, "commit", "-qm", "erin, too soon", agent="erin")
     assert before.code != 0 and "dana holds core/auth.py on task #1" in before.err
     assert "Task #1 is landing (done, not in the destination yet)" in before.err
-    assert f"passes its locks: git merge --no-edit {landing}\n" in before.err, before.err
+    assert (
+        f"passes its locks: git merge --no-edit {landing}, then git lac lock --task ID PATH\n"
+        in before.err
+    ), before.err
     git(repo, "checkout", "-q", "--", ".")
     git(repo, "reset", "-q", "--hard")
     git(repo, "merge", "-q", "--no-edit", landing)
@@ -911,9 +914,30 @@ def test_a_push_not_built_on_the_landing_tip_is_refused_by_the_server(
     (repo / "core" / "auth.py").write_text("fred's, on dana's\n")
     git(repo, "add", "core/auth.py")
     git(repo, "commit", "-q", "--no-verify", "-m", "fred on top")
-    on_top = run_git(
-        repo, "push", "-q", "--no-verify", "-o", "lac.agent=fred", "origin", "on-top", agent="fred"
-    )
+
+    def push_on_top() -> Result:
+        return run_git(
+            repo,
+            "push",
+            "-q",
+            "--no-verify",
+            "-o",
+            "lac.agent=fred",
+            "origin",
+            "on-top",
+            agent="fred",
+        )
+
+    # Built on it, but held beside it by nobody: anyone built on the tip could
+    # write the path at once. Under a claim, locked beside dana's: it passes.
+    alone = push_on_top()
+    assert alone.code != 0 and "dana holds core/auth.py on task #1" in alone.err, alone.err
+    assert "its paths locked beside it under a claim" in alone.err, alone.err
+    task = lac("task", "add", "fred's part").out.strip()
+    assert lac("claim", task, "--as", "fred").code == 0
+    beside = lac("lock", "--task", task, "core/auth.py", "--as", "fred")
+    assert beside.code == 0, beside.err
+    on_top = push_on_top()
     assert on_top.code == 0, on_top.err
 
 
@@ -1145,3 +1169,149 @@ def test_a_claim_made_on_anothers_line_is_bound_to_the_branch_its_work_goes_on(
     assert landed.code == 0, landed.err
     assert lac("sweep").code == 0
     assert state(lac, 1) == ("done", False) and state(lac, 2) == ("claimed", False)
+
+
+def test_a_landing_claim_of_no_work_of_its_own_finishes_nothing_of_anothers(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """mallory claims a task on erin's line and says done with no commit of
+    her own: her claim is landing at erin's tip. That makes none of erin's
+    work in progress finished: only a landing claim holding the path too
+    (a lock erin's was granted beside) does, so the server refuses
+    mallory's push of erin's line to main."""
+    hooked(server, repo, board_url)
+    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    assert lac("task", "add", "dummy", "--write", "dummy.txt").code == 0
+    git(repo, "checkout", "-q", "-b", "erin-line", landing)
+    assert lac("claim", "--next", "--as", "erin").code == 0
+    erins = work(repo, "erin-line", "core/auth.py", "erin, in progress\n", agent="erin")
+    assert lac("heartbeat", "--as", "erin").code == 0
+    git(repo, "checkout", "-q", "-b", "mal", "erin-line")
+    assert lac("claim", "3", "--as", "mallory").code == 0
+    done = lac("done", "3", "--as", "mallory", "--json")
+    assert done.json["landing"] is True and done.json["task"]["tip"] == erins, done.out
+    sneak = run_git(
+        repo,
+        "push",
+        "-q",
+        "--no-verify",
+        "-o",
+        "lac.agent=mallory",
+        "origin",
+        "erin-line:main",
+        agent="mallory",
+    )
+    assert sneak.code != 0 and "erin holds core/auth.py on task #2" in sneak.err, sneak.err
+
+
+def test_built_on_a_landing_line_one_writer_at_a_time(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """erin and fred both build on dana's landing tip, with the default
+    lac.edit.undeclared (allow): the edit hook locks core/auth.py beside
+    dana's for the first (else everyone built on the tip could write it at
+    once), and refuses the second, whose commit and push are refused too;
+    an edit built on the tip without a claim is refused, with the reason."""
+    from .test_edit_guard import claude, claude_allowed, claude_denied, hook
+
+    hooked(server, repo, board_url)
+    assert lac("task", "add", "docs", "--write", "docs/").code == 0
+    assert lac("task", "add", "notes", "--write", "notes/").code == 0
+    git(repo, "checkout", "-q", "-b", "fred-line", landing)
+    payload = claude(repo, "Write", {"file_path": str(repo / "core/auth.py"), "content": "x"})
+    unclaimed = claude_denied(hook(repo, payload, agent="fred"))
+    assert "held by a landing claim this branch is built on" in unclaimed, unclaimed
+    git(repo, "checkout", "-q", "-b", "erin-line", landing)
+    assert lac("claim", "2", "--as", "erin").code == 0
+    took = hook(repo, payload, agent="erin")
+    claude_allowed(took)
+    assert "locked core/auth.py for task #2 (beside a landing line)" in took.err, took.err
+    work(repo, "erin-line", "core/auth.py", "dana's, and erin's\n", agent="erin")
+    git(repo, "checkout", "-q", "fred-line")
+    assert lac("claim", "3", "--as", "fred").code == 0
+    second = claude_denied(hook(repo, payload, agent="fred"))
+    assert "erin holds core/auth.py on task #2" in second, second
+    (repo / "core" / "auth.py").write_text("dana's, and fred's\n")
+    git(repo, "add", "core/auth.py")
+    commit = run_git(repo, "commit", "-qm", "fred too", agent="fred")
+    assert commit.code != 0 and "erin holds core/auth.py on task #2" in commit.err, commit.err
+    git(repo, "commit", "-q", "--no-verify", "-m", "fred too")
+    push = run_git(
+        repo,
+        "push",
+        "-q",
+        "--no-verify",
+        "-o",
+        "lac.agent=fred",
+        "origin",
+        "fred-line",
+        agent="fred",
+    )
+    assert push.code != 0 and "erin holds core/auth.py on task #2" in push.err, push.err
+    # dana's own landing line, pushed by anyone, passes: it is the landing work.
+    git(repo, "checkout", "-q", "feat")
+    landed = run_git(
+        repo,
+        "push",
+        "-q",
+        "--no-verify",
+        "-o",
+        "lac.agent=fred",
+        "origin",
+        "feat:main",
+        agent="fred",
+    )
+    assert landed.code == 0, landed.err
+
+
+def test_two_landing_claims_at_one_tip_are_two_lines(lac: Lac, repo: Path, server: Path) -> None:
+    """dana finishes #1 and #2 on one branch: both landing at one tip. A
+    branch built on it is built on both: check says so, and lock --task
+    takes its lock beside both."""
+    assert lac("hooks", "install").code == 0
+    assert lac("task", "add", "a", "--write", "core/a.py").code == 0
+    assert lac("task", "add", "b", "--write", "core/b.py").code == 0
+    assert lac("task", "add", "docs", "--write", "docs/").code == 0
+    git(repo, "checkout", "-q", "-b", "feat")
+    assert lac("claim", "1", "--as", "dana").code == 0
+    assert lac("claim", "2", "--as", "dana").code == 0
+    work(repo, "feat", "core/a.py", "a\n")
+    tip = work(repo, "feat", "core/b.py", "b\n")
+    for task in ("1", "2"):
+        assert lac("done", task, "--as", "dana", "--json").json["landing"] is True
+    git(repo, "checkout", "-q", "-b", "erin-line", tip)
+    free = lac("check", "core/a.py", "core/b.py", "--as", "erin")
+    assert free.code == 0 and "(built on landing #1, #2" in free.out, free.out
+    assert lac("claim", "3", "--as", "erin").code == 0
+    took = lac("lock", "--task", "3", "core/a.py", "core/b.py", "--as", "erin")
+    assert took.code == 0, took.err
+
+
+def test_a_claim_binds_where_its_first_commit_goes_not_where_it_was_made(
+    landing: str, lac: Lac, repo: Path, server: Path
+) -> None:
+    """dana claims #2 on her own landing line (claim --next there, as the
+    README's example does) and #3 on main, then works each on a branch of
+    its own: each claim records the branch its commit went on, so `done`
+    judges that work, and the landing of her first line settles neither."""
+    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    assert lac("task", "add", "docs", "--write", "docs/").code == 0
+    assert lac("claim", "--next", "--as", "dana", "--lane", "default").code == 0
+    git(repo, "checkout", "-q", "main")
+    assert lac("claim", "3", "--as", "dana").code == 0
+    for task in ("2", "3"):
+        shown = lac("show", task, "--json").json["task"]
+        assert (shown["branch"], shown["tip"]) == (None, None), shown
+    second = work(repo, "log-failures", "core/auth.py", "dana's, and more\n")
+    git(repo, "checkout", "-q", "main")
+    third = work(repo, "docs-line", "docs/a.md", "docs\n")
+    for task, branch, tip in (("2", "log-failures", second), ("3", "docs-line", third)):
+        done = lac("done", task, "--as", "dana", "--json")
+        assert done.json["landing"] is True, done.out
+        assert (done.json["task"]["branch"], done.json["task"]["tip"]) == (branch, tip)
+    git(repo, "checkout", "-q", "feat")
+    landed = run_git(repo, "push", "-q", "origin", "feat:main", agent="dana")
+    assert landed.code == 0, landed.err
+    assert lac("sweep").code == 0
+    assert state(lac, 1) == ("done", False)
+    assert state(lac, 2) == ("claimed", True) and state(lac, 3) == ("claimed", True)

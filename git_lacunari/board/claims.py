@@ -24,7 +24,7 @@ from ..model import (
     Task,
     TaskState,
 )
-from ..rules import LandingLine, Meeting, steer
+from ..rules import LandingLine, Meeting, built_on_detail, steer
 from .core import COUNT_CAP
 from .tasks import Tasks
 from .validate import validate_lane, validate_limit, validate_task_id
@@ -215,7 +215,7 @@ class Claims(Tasks):
             task.paths = self._task_specs(task.id)
             locks = self._grant(task.paths, task.id, lines)
         if locks and not again:  # the claiming statement recorded the claim
-            on = {"built_on": [line.task for line in lines]} if lines else {}
+            on = built_on_detail(lines)
             self._event(
                 EventKind.LOCKED, task.id, paths=[[lk.pattern, lk.mode] for lk in locks], **on
             )

@@ -16,7 +16,7 @@ from ..model import (
     Lock,
     LockMode,
 )
-from ..rules import LandingLine
+from ..rules import LandingLine, built_on_detail
 from .grants import Grants
 from .validate import validate_task_id
 
@@ -44,7 +44,7 @@ class Locks(Grants):
                 self._require_own_claim(task_id, "claim it first")
             locks = self._grant(specs, task_id, built_on)
             if self._granted_new:  # a lock held already is no event (the database agrees)
-                on = {"built_on": [line.task for line in built_on]} if built_on else {}
+                on = built_on_detail(built_on)
                 self._event(
                     EventKind.LOCKED, task_id, paths=[[lk.pattern, lk.mode] for lk in locks], **on
                 )
@@ -95,6 +95,19 @@ class Locks(Grants):
         server refuses. A push names its pusher, never the working tree it
         was made in, so a holder's own push of its paths passes."""
         return [h for h in self.covering(changed) if h.lock.agent != self.agent]
+
+    def held_for_writing(self, changed: Sequence[str]) -> set[str]:
+        """Which of these concrete paths our name holds a write lock on, under
+        a claim: what a change built on a landing line must hold beside its
+        lock to pass it (issue 25, stacking: the landing claim's lock then
+        keeps everyone else off the path, as before)."""
+        return {
+            h.path
+            for h in self.covering(changed)
+            if h.lock.agent == self.agent
+            and h.lock.mode == LockMode.WRITE
+            and h.lock.task_id is not None
+        }
 
     def covering(self, changed: Sequence[str]) -> list[Conflict]:
         """Every lock, ours included, covering any of these concrete paths."""

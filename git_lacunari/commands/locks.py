@@ -76,12 +76,12 @@ def _built_on(session: Session, conflicts: Sequence[Conflict]) -> list[LandingLi
     none. Git is asked only then; no repository here builds on nothing."""
     if not conflicts or not all(c.landing_tip for c in conflicts):
         return []
-    from ..landing import landing_lines
+    from ..landing import every_line, landing_lines
 
     try:
         built_on, _ = landing_lines(session.repo, conflicts)
     except LacError:
         return []
     if {c.landing_tip for c in conflicts} <= set(built_on):
-        return sorted(built_on.values(), key=lambda line: line.task)
+        return every_line(built_on)
     return []

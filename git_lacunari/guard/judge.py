@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..board import Board
 from ..errors import BoardUnreachable, CannotWorkHere, InvalidInput, LacError
 from ..identity import Identity
-from ..model import Conflict
+from ..model import Conflict, EventKind, LockMode
 from ..repo import Repo, discover_git_dir
 from ..session import Session
 from .changes import (
@@ -108,7 +108,11 @@ def judge_commit(repo: Repo, open_board: Callable[[], Board]) -> Verdict:
 
         head = commit_id(repo.toplevel, "HEAD")  # None: unborn, built on nothing
         ends = [head] if head is not None else []
-        holdings = [h for h in holdings if not _built_on(repo, h, None, ends)]
+        try:
+            beside = Beside.of(open_board(), holdings)
+        except CannotWorkHere as exc:
+            return _offline(repo, "commit", exc)
+        holdings = [h for h in holdings if not _stacked(repo, h, None, ends, beside)]
     if not holdings:
         allowed = Verdict("pre-commit", Decision.ALLOWED, checked=len(changed))
         return _with_meetings(repo, open_board, changed, allowed)
@@ -260,20 +264,20 @@ def _blame(
     """One conflict per (ref, commit, path, holder), but for
 
     - a landing claim's lock, where the change is built on that claim's tip
-      (:func:`_built_on`; ``ends``: the commits each ref of the plan ends
-      at: a pushed ref's new tip, a merge's parents);
-    - a landing claim's finished commit (an ancestor of its tip) that the
-      holder's own line already contains (an ancestor of the tip the board
-      recorded for the holder's claim): it cannot collide with the holder's
-      work. So a landing holder's finished line passes the lock of a claim
-      built on it (issue 25, stacking).
+      and held beside it (:func:`_stacked`; ``ends``: the commits each ref
+      of the plan ends at: a pushed ref's new tip, a merge's parents);
+    - a landing claim's finished commit (an ancestor of its tip, the claim
+      holding the path too) that the holder's own line already contains (an
+      ancestor of the tip the board recorded for the holder's claim): it
+      cannot collide with the holder's work. So a landing holder's finished
+      line passes the lock of a claim built on it (issue 25, stacking).
 
     Nothing a ref brings is waived either way when the ref moves to where
     its old tip (``moved_from``) is not: a rewind or a jump undoes changes
     on the held paths, whatever the new tip contains.
 
-    Asked of the board only when something would be refused: the claims'
-    tips, one query."""
+    Asked of the board only when something would be refused or a landing
+    claim holds a path: the locks beside, the claims' tips, one query each."""
     top = repo.toplevel
     held: dict[str, list[Conflict]] = {}
     for holding in holdings:
@@ -286,42 +290,99 @@ def _blame(
         old = (moved_from or {}).get(ref_name)
         return old is not None and not all(_contains(top, x, old) for x in ends.get(ref_name, []))
 
+    beside = Beside.of(board, holdings)
     blamed = [
         dataclasses.replace(holding, ref=ref_name, commit=commit)
         for ref_name, commit, commit_changed in plan
         for path in commit_changed
         for holding in held.get(path, [])
         if rewound(ref_name)
-        or not _built_on(
+        or not _stacked(
             repo,
             holding,
             None if commit in (UPDATE, MERGE_OWN) else commit,
             ends.get(ref_name, []),
+            beside,
         )
     ]
     if not blamed:
         return blamed
-    live = board.live_claims()
-    tips = {t.id: t.tip for t in live if t.tip}
-    finished = [t.tip for t in live if t.landing and t.tip]
+    live = {t.id: t for t in board.live_claims()}
+    tips = {t.id: t.tip for t in live.values() if t.tip}
+    around = Beside.of(board, blamed, every=True)
+
+    @functools.cache
+    def granted_beside(task: int) -> list[tuple[int, str]]:
+        """The landing lines (task, tip then) the holder's locks on this
+        claim were granted beside, as its own ``locked`` events say."""
+        claim = live.get(task)
+        if claim is None:
+            return []
+        return [
+            (int(line[0]), str(line[1]))
+            for e in board.log(task)
+            if e.kind == EventKind.LOCKED and e.agent == claim.owner
+            for line in e.detail.get("built_on_tips") or ()
+            if isinstance(line, list) and len(line) == 2
+        ]
 
     def theirs(c: Conflict) -> bool:
         """The holder's line already has this change (the commit, or for a
         ref's move every commit the ref ends at), and it is a landing
-        claim's finished work: not the holder's own work in progress, which
-        nobody but the holder may push."""
-        holder_tip = tips.get(c.lock.task_id) if c.lock.task_id is not None else None
-        if holder_tip is None or c.commit is None or c.commit == MERGE_OWN:
+        claim's finished work on this path: not the holder's own work in
+        progress, which nobody but the holder may push."""
+        if c.lock.task_id is None or c.commit is None or c.commit == MERGE_OWN:
             return False
         if rewound(c.ref or ""):
             return False
         had = ends.get(c.ref or "", []) if c.commit == UPDATE else [c.commit]
-        # Finished: inside a landing line the holder's line is built on (not
-        # any landing line: a pusher's own could contain anything).
-        lines = [tip for tip in finished if _contains(top, holder_tip, tip)]
+        holder_tip = tips.get(c.lock.task_id)
+        # Finished: inside the line of a landing claim that holds this path
+        # too (so the holder's lock was granted beside it) and that the
+        # holder's line is built on; not any landing line: a landing claim
+        # of no commits of its own, finished on the holder's line, would
+        # make the holder's work in progress "finished".
+        here = {task for task, _ in around.landing.get(c.path, ()) if task != c.lock.task_id}
+        lines = [
+            tip
+            for task, tip in around.landing.get(c.path, ())
+            if task in here and holder_tip is not None and _contains(top, holder_tip, tip)
+        ]
+        # Or the tip it was granted beside (the holder's line may not be
+        # here yet: a server sees only what was pushed), not a newer one.
+        lines += [tip for task, tip in granted_beside(c.lock.task_id) if task in here]
         return bool(had) and all(any(_contains(top, tip, x) for tip in lines) for x in had)
 
     return [c for c in blamed if not theirs(c)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Beside:
+    """Who else holds the paths landing claims hold (issue 25, stacking):
+    the paths the acting agent (the committer, the pusher) holds a write
+    lock on under a claim, and per path the landing claims' write locks,
+    ``(task, tip)``, whoever's."""
+
+    ours: frozenset[str] = frozenset()
+    landing: dict[str, list[tuple[int, str]]] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def of(cls, board: Board, holdings: Sequence[Conflict], every: bool = False) -> Beside:
+        """Asked of the board only when a landing claim holds one of the
+        paths (``every``: for all of them)."""
+        wanted = sorted({h.path for h in holdings if every or h.landing_tip})
+        if not wanted:
+            return cls()
+        ours: set[str] = set()
+        landing: dict[str, list[tuple[int, str]]] = {}
+        for c in board.covering(wanted):
+            if c.lock.mode != LockMode.WRITE or c.lock.task_id is None:
+                continue
+            if c.lock.agent == board.agent:
+                ours.add(c.path)
+            if c.landing_tip:
+                landing.setdefault(c.path, []).append((c.lock.task_id, c.landing_tip))
+        return cls(frozenset(ours), landing)
 
 
 @functools.cache  # two commit ids: the answer never changes
@@ -332,23 +393,42 @@ def _contains(top: Path, commit: str, tip: str) -> bool:
     return is_ancestor(top, tip, commit)
 
 
-def _built_on(repo: Repo, holding: Conflict, commit: str | None, ends: Sequence[str]) -> bool:
+def _stacked(
+    repo: Repo, holding: Conflict, commit: str | None, ends: Sequence[str], beside: Beside
+) -> bool:
     """Whether ``holding`` is a landing claim's lock (its work finished,
-    not in the destination yet) and the change is built on that claim's
-    tip: ``commit`` (None: the change is not a commit of its own) is part of
-    the landing line, or contains its tip, or one of the commits the change
-    ends at (``ends``) does. Then the landing work goes in with the change,
-    or before it, and the two cannot conflict (issue 25, stacking; the
-    board's grants waive it too, Grants._conflicts). A change that ends
-    without the tip, or on an older one than the board recorded, is refused
-    as before."""
+    not in the destination yet) that this change passes (issue 25,
+    stacking; the board's grants waive it too, Grants._conflicts):
+
+    - ``commit`` is part of the landing line (an ancestor of its tip): the
+      landing work itself, whoever pushes it;
+    - or the change is built on the tip (``commit``, None when the change is
+      not a commit of its own, contains it, or one of the commits the change
+      ends at, ``ends``, does), and is held beside it: the acting agent
+      holds a write lock on the path under a claim, or ``commit`` is
+      another landing claim's finished work on the path. Without a lock
+      beside, everyone built on the tip could write the path at once.
+
+    Then the landing work goes in with the change, or before it, and the
+    two cannot conflict. A change that ends without the tip, or on an older
+    one than the board recorded, is refused as before."""
     tip = holding.landing_tip
     if tip is None:
         return False
     top = repo.toplevel
-    if commit is not None and (_contains(top, tip, commit) or _contains(top, commit, tip)):
+    if commit is not None and _contains(top, tip, commit):
         return True
-    return any(_contains(top, end, tip) for end in ends)
+    built_on = (commit is not None and _contains(top, commit, tip)) or any(
+        _contains(top, end, tip) for end in ends
+    )
+    if not built_on:
+        return False
+    if holding.path in beside.ours:
+        return True
+    return commit is not None and any(
+        task != holding.lock.task_id and _contains(top, other, commit)
+        for task, other in beside.landing.get(holding.path, ())
+    )
 
 
 # --- the server: pre-receive ---------------------------------------------------------

@@ -53,7 +53,8 @@ def describe(holding: Conflict, now: float) -> str:
 
 def build_on(refused: list[Conflict]) -> list[str]:
     """A line for the refusals by landing claims (issue 25, stacking): a
-    change built on their tips passes their locks."""
+    change built on their tips, its paths locked beside them, passes their
+    locks (a fetch first, where the tip is not in this clone)."""
     landing = {c.lock.task_id: c.landing_tip for c in refused if c.landing_tip}
     if not landing:
         return []
@@ -62,7 +63,8 @@ def build_on(refused: list[Conflict]) -> list[str]:
     said = f"Task {tasks} is" if len(landing) == 1 else f"Tasks {tasks} are"
     return [
         f"{said} landing (done, not in the destination yet): a change built on "
-        f"its tip passes its locks: git merge --no-edit {tips}"
+        f"its tip, its paths locked beside it under a claim, passes its locks: "
+        f"git merge --no-edit {tips}, then git lac lock --task ID PATH"
     ]
 
 

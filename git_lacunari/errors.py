@@ -283,8 +283,8 @@ class PathLocked(Refused):
     ``path`` (asked for or changed), ``wanted`` (read or write), ``holder``,
     ``task`` (the holder's, or null), ``pattern`` and ``mode`` (the holder's
     lock), ``heartbeat_at`` (of the holder's claim, where known), ``ref`` and
-    ``commit`` (a push: what changes the path), ``landing_tip`` (only when
-    the holder's claim is landing: the tip a change must be built on).
+    ``commit`` (a push: what changes the path), ``landing_tip`` (when the
+    holder's claim is landing: the tip a change must be built on; else null).
     """
 
     reason = "path_locked"

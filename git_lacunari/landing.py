@@ -95,19 +95,30 @@ def _every_patch_upstream(cwd: Path, tip: str, target: str) -> bool:
 def naming(cwd: Path, task_id: int, *log_args: str, commits: Sequence[str] = ()) -> int:
     """How many commits name ``task_id`` (:data:`NAMES`): those ``git log
     log_args`` lists, or ``commits`` (at most 10,000 read either way)."""
+    return len(naming_commits(cwd, task_id, *log_args, commits=commits))
+
+
+def naming_commits(
+    cwd: Path, task_id: int, *log_args: str, commits: Sequence[str] = ()
+) -> list[str]:
+    """The commits of :func:`naming` that name ``task_id``."""
     if commits:
         log_args = ("--no-walk=unsorted", "--stdin")
     out = git(
         "log",
         "--max-count=10000",
-        "--format=%B%x00",
+        "--format=%H%n%B%x00",
         *log_args,
         cwd=cwd,
         input="".join(f"{c}\n" for c in commits).encode() if commits else None,
     )
-    messages = out.decode("utf-8", "replace").split("\0")
     wanted = str(task_id)
-    return sum(1 for m in messages if any(n.lstrip("0") == wanted for n in NAMES.findall(m)))
+    found: list[str] = []
+    for entry in out.decode("utf-8", "replace").split("\0"):
+        commit, _, message = entry.lstrip("\n").partition("\n")
+        if commit and any(n.lstrip("0") == wanted for n in NAMES.findall(message)):
+            found.append(commit)
+    return found
 
 
 def _named(count: int) -> LandedBy | None:
@@ -240,7 +251,9 @@ def track(board: Board, repo: Repo) -> list[int]:
 def track_moves(board: Board, repo: Repo) -> list[tuple[int, str | None, str]]:
     """:func:`track`, answering with each claim that moved: ``(task, branch,
     tip)`` as the board now records it (so a caller needs no second read)."""
-    claims = board.claim_tracks()
+    tracked = board.claim_tracks_landing()
+    claims = [(task, branch, tip) for task, branch, tip, _ in tracked]
+    landing = {task: tip for task, _, tip, is_landing in tracked if is_landing and tip}
     avoid: set[str] = set()
     if any(branch is None for _, branch, _ in claims):
         # Not yet on a branch: not bound to a line another agent's claim
@@ -263,6 +276,13 @@ def track_moves(board: Board, repo: Repo) -> list[tuple[int, str | None, str]]:
             # commit changes a path it holds, not all to the first branch.
             claims = _touched_by_head(board, repo, claims, unbound)
     moved = where_claims_stand(repo.toplevel, claims, avoid)
+    # A landing claim's tip only moves forward (new commits on its line, a
+    # merge): a branch reset or reused elsewhere would make its finished
+    # work look landed, or another work its own. A rebase keeps the tip it
+    # had: the rebased line lands by its patches or its trailers.
+    moved = [
+        m for m in moved if m[0] not in landing or is_ancestor(repo.toplevel, landing[m[0]], m[2])
+    ]
     taken = set(board.track(moved))
     return [m for m in moved if m[0] in taken]
 
@@ -358,18 +378,46 @@ def settle(board: Board, cwd: Path, dest: str, *, received: Sequence[str] = ()) 
             continue
         how = landed(cwd, dest, task.tip, task.id)
         if how is None and commit_id(cwd, task.tip) is None:
-            how = _named(_naming_unseen(cwd, dest, task, received))
+            named = _naming_unseen(cwd, dest, task, received)
+            if named and _change_what_it_holds(board, cwd, task, named):
+                how = _named(len(named))
         if how is not None and board.settle_landed(task, how) is not None:
             settled.append(Settled(task, how))
     return settled
 
 
-def _naming_unseen(cwd: Path, dest: str, task: Task, received: Sequence[str]) -> int:
+def _naming_unseen(cwd: Path, dest: str, task: Task, received: Sequence[str]) -> list[str]:
     if received:
-        return naming(cwd, task.id, commits=received)
+        return naming_commits(cwd, task.id, commits=received)
     if task.claimed_at is None or commit_id(cwd, dest) is None:
-        return 0
-    return naming(cwd, task.id, f"--since=@{int(task.claimed_at)}", dest)
+        return []
+    return naming_commits(cwd, task.id, f"--since=@{int(task.claimed_at)}", dest)
+
+
+def _change_what_it_holds(board: Board, cwd: Path, task: Task, commits: Sequence[str]) -> bool:
+    """Whether the commits naming a landing claim's task change a path its
+    kept write locks hold (a claim that holds none: yes). A trailer alone,
+    on a commit of other files, lands nothing: anyone can write one."""
+    from .paths import covers
+
+    held = [lk.pattern for lk in board.held_by_task(task.id) if lk.mode == LockMode.WRITE]
+    if not held:
+        return True
+    out = git(
+        "diff-tree",
+        "--stdin",
+        "--no-commit-id",
+        "-m",
+        "--root",
+        "-r",
+        "--name-only",
+        "-z",
+        cwd=cwd,
+        input="".join(f"{c}\n" for c in commits).encode(),
+    )
+    changed = {f for f in out.decode("utf-8", "surrogateescape").split("\0") if f}
+    ignorecase = board.ignorecase
+    return any(covers(pattern, path, ignorecase) for pattern in held for path in changed)
 
 
 def fetch_destination(repo: Repo, dest: str) -> None:

@@ -142,11 +142,11 @@ class Conflict:
             "pattern": self.lock.pattern,
             "mode": self.lock.mode,
             "heartbeat_at": self.heartbeat_at,
+            # null but for a landing claim's lock: every key always present
+            "landing_tip": self.landing_tip,
         }
         if self.ref is not None:
             data.update(ref=self.ref, commit=self.commit)
-        if self.landing_tip is not None:
-            data["landing_tip"] = self.landing_tip
         return data
 
 

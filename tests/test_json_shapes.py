@@ -194,6 +194,7 @@ CONFLICT = with_optional(
     pattern=STR,
     mode=MODE,
     heartbeat_at=nullable(NUM),
+    landing_tip=nullable(STR),
     ref=STR,
     commit=STR,
 )

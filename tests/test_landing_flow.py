@@ -1315,3 +1315,46 @@ def test_a_claim_binds_where_its_first_commit_goes_not_where_it_was_made(
     assert lac("sweep").code == 0
     assert state(lac, 1) == ("done", False)
     assert state(lac, 2) == ("claimed", True) and state(lac, 3) == ("claimed", True)
+
+
+def test_a_trailer_on_a_commit_of_other_files_lands_nothing(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """fred names dana's landing task in a commit of another file and
+    pushes it to main, where dana's tip never was: her claim does not land
+    (a trailer is anyone's to write); her own squash of the work does."""
+    hooked(server, repo, board_url)
+    main_moves(repo)
+    (repo / "README").write_text("fred's\n")
+    git(repo, "commit", "-qam", "readme\n\nLac-Task: 1", "--no-verify")
+    pushed = run_git(
+        repo, "push", "--no-verify", "-o", "lac.agent=fred", "origin", "main", agent="fred"
+    )
+    assert pushed.code == 0, pushed.err
+    assert never_saw(server, landing) and "landed" not in pushed.err, pushed.err
+    assert state(lac, 1) == ("claimed", True)
+    git(repo, "merge", "-q", "--squash", "feat")
+    git(repo, "commit", "-q", "--no-edit", "--no-verify")
+    squashed = run_git(
+        repo, "push", "--no-verify", "-o", "lac.agent=dana", "origin", "main", agent="dana"
+    )
+    assert "task #1 landed (squashed)" in squashed.err, squashed.err
+    assert state(lac, 1) == ("done", False)
+
+
+def test_a_landing_branch_reset_to_the_destination_does_not_land_it(
+    landing: str, lac: Lac, repo: Path
+) -> None:
+    """dana resets her landing branch to main (or reuses it): the claim keeps
+    the tip its work ends at, so neither heartbeat nor sweep takes that for
+    landed; a commit that builds on the tip moves it."""
+    git(repo, "reset", "-q", "--hard", "main")
+    assert lac("heartbeat", "--as", "dana").code == 0
+    assert lac("sweep").code == 0
+    shown = lac("show", "1", "--json").json["task"]
+    assert shown["tip"] == landing and state(lac, 1) == ("claimed", True), shown
+    other = work(repo, "feat", "core/other.py", "unrelated\n")
+    assert lac("show", "1", "--json").json["task"]["tip"] == landing != other
+    git(repo, "reset", "-q", "--hard", landing)
+    onward = work(repo, "feat", "core/auth.py", "dana's login, reviewed\n")
+    assert lac("show", "1", "--json").json["task"]["tip"] == onward

@@ -23,8 +23,17 @@ HOW = ("merged", "rebased", "squashed")
 class Landings(Claims):
     def claim_tracks(self) -> list[tuple[int, str | None, str | None]]:
         """Our claims here: (task, branch, tip) as recorded for each."""
+        return [(task, branch, tip) for task, branch, tip, _ in self.claim_tracks_landing()]
+
+    def claim_tracks_landing(self) -> list[tuple[int, str | None, str | None, bool]]:
+        """:meth:`claim_tracks`, each with whether it is landing."""
         rows = self.store.all("claim_tracks", agent=self.agent, instance=self.instance)
-        return [(int(r["id"]), r["branch"], r["tip"]) for r in rows]
+        return [(int(r["id"]), r["branch"], r["tip"], r["landing_since"] is not None) for r in rows]
+
+    def held_by_task(self, task_id: int) -> list[Lock]:
+        """The locks a claim holds (a landing claim: its kept write locks)."""
+        with self.store.read():
+            return self._task_locks(validate_task_id(task_id))
 
     def track(self, tracks: Sequence[tuple[int, str | None, str]]) -> list[int]:
         """Move our claims here to the tips given, ``(task, branch, tip)``

@@ -646,13 +646,16 @@ def test_a_landing_lock_is_waived_only_for_the_tip_a_grant_names(crew: Team) -> 
     b.claim(working.id)
     tip = "a" * 40
     b.land(landing.id, branch="fix-login", tip=tip)
+    a = crew.open(alice)
+    mine = a.add_task("alice's", writes=["docs/"])
+    a.claim(mine.id)
 
-    def insert(path: str, built_on: list[dict[str, Any]]) -> None:
+    def insert(path: str, built_on: list[dict[str, Any]], task: int | None = mine.id) -> None:
         wanted = [{"pattern": path, "key": path, "mode": "w", "built_on": built_on}]
         with raw(crew, alice) as conn:
             conn.execute(
-                "SELECT * FROM lac_api_insert_locks(%s, %s, NULL, 'i')",
-                (json.dumps(wanted), alice),
+                "SELECT * FROM lac_api_insert_locks(%s, %s, %s, 'i')",
+                (json.dumps(wanted), alice, task),
             )
 
     refusals: dict[str, tuple[str, list[dict[str, Any]]]] = {
@@ -666,6 +669,10 @@ def test_a_landing_lock_is_waived_only_for_the_tip_a_grant_names(crew: Team) -> 
         with pytest.raises(psycopg.Error) as refused:
             insert(path, built_on)
         assert "core/" in str(refused.value), name
+    # The right line, but on no task: a task-less lock builds on nothing.
+    with pytest.raises(psycopg.Error) as refused:
+        insert("core/auth.py", [{"task": landing.id, "tip": tip}], None)
+    assert "core/auth.py" in str(refused.value)
     assert snapshot(crew) == before
     insert("core/auth.py", [{"task": landing.id, "tip": tip}])
     held = crew.admin_store.conn.execute(

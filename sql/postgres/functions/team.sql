@@ -499,7 +499,16 @@ BEGIN
                    AND t.owner = a) THEN
             PERFORM lac_refuse(format('team mode: task #%s is not claimed by %s', p_task, a));
         END IF;
-        PERFORM lac_require_free_all(a, p_instance, p_locks, NULL);
+        -- A landing line is built on under a claim only (Board.lock: the
+        -- guards pass a change beside it only under one): a task-less lock
+        -- names no line, whatever it says.
+        PERFORM lac_require_free_all(a, p_instance,
+            CASE WHEN p_task IS NULL
+                 THEN coalesce((SELECT jsonb_agg(e - 'built_on' ORDER BY n)
+                                  FROM jsonb_array_elements(p_locks) WITH ORDINALITY AS x(e, n)),
+                               '[]'::jsonb)
+                 ELSE p_locks END,
+            NULL);
     END IF;
     RETURN QUERY WITH made AS (
         INSERT INTO lac_locks (pattern, key, mode, agent, task_id, acquired_at, base_blob,

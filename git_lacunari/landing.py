@@ -239,8 +239,20 @@ def where_claims_stand(
             tips[name] = commit_id(cwd, f"refs/heads/{name}")
         now = tips[name]
         if now is not None and (now != tip or branch is None):
-            moved.append((task, name, now))
+            moved.append((task, recordable(name), now))
     return moved
+
+
+def recordable(branch: str | None) -> str | None:
+    """``branch`` if the board can record it, else None: a name git allows
+    but the board does not show (a control or bidi character) is followed
+    by its tip alone, never a reason for `done` or a heartbeat to fail."""
+    from .board.validate import validate_branch
+
+    try:
+        return validate_branch(branch)
+    except InvalidInput:
+        return None
 
 
 def track(board: Board, repo: Repo) -> list[int]:
@@ -358,7 +370,7 @@ def finish(board: Board, repo: Repo, task_id: int) -> Finished:
     how = landed(repo.toplevel, dest, tip, task_id)
     if how is not None:
         return Finished(board.done(task_id), dest, how, False)
-    return Finished(board.land(task_id, branch=branch, tip=tip), dest, None, True)
+    return Finished(board.land(task_id, branch=recordable(branch), tip=tip), dest, None, True)
 
 
 @dataclass(frozen=True)

@@ -1358,3 +1358,21 @@ def test_a_landing_branch_reset_to_the_destination_does_not_land_it(
     git(repo, "reset", "-q", "--hard", landing)
     onward = work(repo, "feat", "core/auth.py", "dana's login, reviewed\n")
     assert lac("show", "1", "--json").json["task"]["tip"] == onward
+
+
+def test_a_branch_name_the_board_cannot_show_is_followed_by_its_tip(
+    lac: Lac, repo: Path, server: Path
+) -> None:
+    """A branch named with a bidi control (git allows it; the board shows no
+    such name): the claim is followed by its tip, and `done` keeps it
+    landing instead of failing."""
+    assert lac("hooks", "install").code == 0
+    assert lac("task", "add", "auth", "--write", "core/auth.py").code == 0
+    git(repo, "checkout", "-q", "-b", "f\u202ex")
+    assert lac("claim", "1", "--as", "dana").code == 0
+    tip = work(repo, "f\u202ex", "core/auth.py", "dana's\n")
+    assert lac("heartbeat", "--as", "dana").code == 0
+    done = lac("done", "1", "--as", "dana", "--json")
+    assert done.code == 0, done.err
+    assert done.json["landing"] is True and done.json["task"]["tip"] == tip
+    assert done.json["task"]["branch"] is None

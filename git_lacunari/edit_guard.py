@@ -287,14 +287,15 @@ def decide(board: Board, rel: list[str], written: list[str], cwd: str, repo: Rep
     if not undeclared:
         return Decision(True, checked=tuple(rel))
     beside = [p for p in undeclared if p in stacked]
-    if beside and not view.claims:
+    if beside and not view.in_work:
         return Decision(
             False,
-            f"{beside[0]} is held by a landing claim this branch is built on: "
-            "it is written beside it under a claim; git lac claim --next, or git lac claim ID",
+            f"{beside[0]} is held by a landing claim this branch is built on: it is written "
+            "beside it under a claim in work (not one landing); git lac claim --next, "
+            "or git lac claim ID",
             tuple(rel),
         )
-    if not view.claims:
+    if not view.in_work:  # no claim, or only landing ones: nothing in work to lock under
         if _policy(repo, "lac.edit.unclaimed", Unclaimed) is Unclaimed.ALLOW:
             return Decision(True, checked=tuple(rel))
         return Decision(
@@ -303,7 +304,7 @@ def decide(board: Board, rel: list[str], written: list[str], cwd: str, repo: Rep
             "(lac.edit.unclaimed = deny); git lac claim --next, or git lac claim ID",
             tuple(rel),
         )
-    task = view.claims[0]
+    task = view.in_work[0]
     policy = _policy(repo, "lac.edit.undeclared", Undeclared)
     if policy is Undeclared.ALLOW and not beside:
         return Decision(True, checked=tuple(rel))

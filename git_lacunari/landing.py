@@ -268,17 +268,13 @@ def track_moves(board: Board, repo: Repo) -> list[tuple[int, str | None, str]]:
     landing = {task: tip for task, _, tip, is_landing in tracked if is_landing and tip}
     avoid: set[str] = set()
     if any(branch is None for _, branch, _ in claims):
-        # Not yet on a branch: not bound to a line another agent's claim
-        # records, nor to a landing line of our own (claim --next may be run
-        # there, before the claimer starts a branch of its own from it), nor
-        # to a branch with no work beyond the destination (a claim made on
-        # main binds where its first commit goes): else `done` would judge
-        # another line's work, or the destination's, as this claim's.
-        avoid = {
-            t.branch
-            for t in board.live_claims()
-            if t.branch and (t.owner != board.agent or t.landing)
-        }
+        # Not yet on a branch: not bound to a line another claim records,
+        # ours or another agent's, in work or landing (claim --next may be
+        # run there, before the claimer starts a branch of its own from it),
+        # nor to a branch with no work beyond the destination (a claim made
+        # on main binds where its first commit goes): else `done` would
+        # judge another line's work, or the destination's, as this claim's.
+        avoid = {t.branch for t in board.live_claims() if t.branch}
         here = current_branch(repo.toplevel)
         if here is not None and here not in avoid and _nothing_beyond_destination(repo):
             avoid.add(here)
@@ -357,14 +353,23 @@ def finish(board: Board, repo: Repo, task_id: int) -> Finished:
     """``done`` without ``--now``: done when the claim's work is in the
     destination (or there is no destination to wait for), else landing."""
     dest = destination(repo)
-    mine = {t: (b, tip) for t, b, tip in board.claim_tracks()}
+    mine = {t: (b, tip, landing) for t, b, tip, landing in board.claim_tracks_landing()}
     if dest is None or task_id not in mine:  # no destination; or done refuses it, as before
         return Finished(board.done(task_id), dest, None, False)
-    branch, recorded = mine[task_id]
+    branch, recorded, landing = mine[task_id]
     branch = branch or current_branch(repo.toplevel)
     tip = (commit_id(repo.toplevel, f"refs/heads/{branch}") if branch else None) or recorded
     if tip is None:
         tip = commit_id(repo.toplevel, "HEAD")
+    # done again: a landing tip only moves forward (track_moves), never back
+    # to the destination or onto other work.
+    if (
+        landing
+        and recorded
+        and tip != recorded
+        and (tip is None or not is_ancestor(repo.toplevel, recorded, tip))
+    ):
+        tip = recorded
     if tip is None:  # no commit at all: nothing to land
         return Finished(board.done(task_id), dest, None, False)
     how = landed(repo.toplevel, dest, tip, task_id)
@@ -415,17 +420,27 @@ def _change_what_it_holds(board: Board, cwd: Path, task: Task, commits: Sequence
     held = [lk.pattern for lk in board.held_by_task(task.id) if lk.mode == LockMode.WRITE]
     if not held:
         return True
+    # Each against its first parent only: a merge (`-s ours` of an unrelated
+    # history) changes nothing of the destination's, whatever it brings.
+    parents = git(
+        "log",
+        "--no-walk=unsorted",
+        "--stdin",
+        "--format=%H %P",
+        cwd=cwd,
+        input="".join(f"{c}\n" for c in commits).encode(),
+    )
+    pairs = [" ".join(line.split()[:2]) for line in parents.decode().splitlines() if line]
     out = git(
         "diff-tree",
         "--stdin",
         "--no-commit-id",
-        "-m",
         "--root",
         "-r",
         "--name-only",
         "-z",
         cwd=cwd,
-        input="".join(f"{c}\n" for c in commits).encode(),
+        input="".join(f"{pair}\n" for pair in pairs).encode(),
     )
     changed = {f for f in out.decode("utf-8", "surrogateescape").split("\0") if f}
     ignorecase = board.ignorecase

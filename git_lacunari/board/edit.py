@@ -17,6 +17,7 @@ class EditView:
     others: list[Conflict]  # other agents' locks covering the paths
     covered: set[str]  # the paths one of our own write locks here covers
     claims: list[int]  # our claims here, in work before landing, newest first
+    in_work: list[int]  # those not landing, newest first
     oldest_heartbeat_age: float | None  # seconds, on the board's clock
     now: float | None
 
@@ -50,6 +51,7 @@ class EditTime(Locks):
             others=others,
             covered={p for p in changed if p.rstrip("/") in ours},
             claims=[int(r["id"]) for r in claims],
+            in_work=[int(r["id"]) for r in claims if r["landing_since"] is None],
             oldest_heartbeat_age=(
                 max(float(r["now"]) - float(r["heartbeat_at"] or 0.0) for r in claims)
                 if claims

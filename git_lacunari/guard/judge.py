@@ -290,6 +290,13 @@ def _blame(
         old = (moved_from or {}).get(ref_name)
         return old is not None and not all(_contains(top, x, old) for x in ends.get(ref_name, []))
 
+    def content(ref_name: str, commit: str) -> list[str]:
+        """The commits a change brings its paths' content in: its own, or a
+        ref's move the commit it ends at; none for a merge being made."""
+        if commit == MERGE_OWN:
+            return []
+        return ends.get(ref_name, []) if commit == UPDATE else [commit]
+
     beside = Beside.of(board, holdings)
     blamed = [
         dataclasses.replace(holding, ref=ref_name, commit=commit)
@@ -303,57 +310,58 @@ def _blame(
             None if commit in (UPDATE, MERGE_OWN) else commit,
             ends.get(ref_name, []),
             beside,
+            content(ref_name, commit),
         )
     ]
     if not blamed:
         return blamed
-    live = {t.id: t for t in board.live_claims()}
-    tips = {t.id: t.tip for t in live.values() if t.tip}
     around = Beside.of(board, blamed, every=True)
-
-    @functools.cache
-    def granted_beside(task: int) -> list[tuple[int, str]]:
-        """The landing lines (task, tip then) the holder's locks on this
-        claim were granted beside, as its own ``locked`` events say."""
-        claim = live.get(task)
-        if claim is None:
-            return []
-        return [
-            (int(line[0]), str(line[1]))
-            for e in board.log(task)
-            if e.kind == EventKind.LOCKED and e.agent == claim.owner
-            for line in e.detail.get("built_on_tips") or ()
-            if isinstance(line, list) and len(line) == 2
-        ]
+    tips = {t.id: t.tip for t in board.live_claims() if t.tip}
 
     def theirs(c: Conflict) -> bool:
-        """The holder's line already has this change (the commit, or for a
-        ref's move every commit the ref ends at), and it is a landing
-        claim's finished work on this path: not the holder's own work in
-        progress, which nobody but the holder may push."""
-        if c.lock.task_id is None or c.commit is None or c.commit == MERGE_OWN:
+        """The change is a landing claim's finished work on this path (the
+        claim holding the path still), not the holder's: under the tip that
+        claim had when the holder's lock was granted beside it (the holder's
+        ``locked`` event says), or under its tip now where the holder's line
+        contains that and no commit of the change names the holder's task
+        (its own work in progress, which nobody but the holder may push,
+        carried onto the landing line by a merge of it)."""
+        task = c.lock.task_id
+        if task is None or c.commit is None or c.commit == MERGE_OWN:
             return False
         if rewound(c.ref or ""):
             return False
         had = ends.get(c.ref or "", []) if c.commit == UPDATE else [c.commit]
-        holder_tip = tips.get(c.lock.task_id)
-        # Finished: inside the line of a landing claim that holds this path
-        # too (so the holder's lock was granted beside it) and that the
-        # holder's line is built on; not any landing line: a landing claim
-        # of no commits of its own, finished on the holder's line, would
-        # make the holder's work in progress "finished".
-        here = {task for task, _ in around.landing.get(c.path, ()) if task != c.lock.task_id}
-        lines = [
+        if not had:
+            return False
+        here = {t for t, _ in around.landing.get(c.path, ()) if t != task}
+        granted = [tip for t, tip in granted_beside(board, task, c.lock.agent) if t in here]
+        if all(any(_contains(top, tip, x) for tip in granted) for x in had):
+            return True
+        holder_tip = tips.get(task)
+        now = [
             tip
-            for task, tip in around.landing.get(c.path, ())
-            if task in here and holder_tip is not None and _contains(top, holder_tip, tip)
+            for t, tip in around.landing.get(c.path, ())
+            if t in here and holder_tip is not None and _contains(top, holder_tip, tip)
         ]
-        # Or the tip it was granted beside (the holder's line may not be
-        # here yet: a server sees only what was pushed), not a newer one.
-        lines += [tip for task, tip in granted_beside(c.lock.task_id) if task in here]
-        return bool(had) and all(any(_contains(top, tip, x) for tip in lines) for x in had)
+        if not all(any(_contains(top, tip, x) for tip in now) for x in had):
+            return False
+        return not _names_task(top, task, c, had, (moved_from or {}).get(c.ref or ""))
 
     return [c for c in blamed if not theirs(c)]
+
+
+def granted_beside(board: Board, task: int, owner: str) -> list[tuple[int, str]]:
+    """The landing lines ``(task, tip then)`` the locks of ``owner``'s claim
+    ``task`` were granted beside, as its own ``locked`` events say
+    (``built_on_tips``, :func:`~git_lacunari.rules.built_on_detail`)."""
+    return [
+        (int(line[0]), str(line[1]))
+        for e in board.log(task)
+        if e.kind == EventKind.LOCKED and e.agent == owner
+        for line in e.detail.get("built_on_tips") or ()
+        if isinstance(line, list) and len(line) == 2
+    ]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -365,6 +373,11 @@ class Beside:
 
     ours: frozenset[str] = frozenset()
     landing: dict[str, list[tuple[int, str]]] = dataclasses.field(default_factory=dict)
+    # Per path we hold: the landing lines (task, tip then) our lock on it was
+    # granted beside. Built on that tip, a change of ours passes the landing
+    # lock though the holder committed since (on other paths: one on this
+    # one our lock refuses).
+    granted: dict[str, list[tuple[int, str]]] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def of(cls, board: Board, holdings: Sequence[Conflict], every: bool = False) -> Beside:
@@ -375,14 +388,19 @@ class Beside:
             return cls()
         ours: set[str] = set()
         landing: dict[str, list[tuple[int, str]]] = {}
+        granted: dict[str, list[tuple[int, str]]] = {}
+        lines: dict[int, list[tuple[int, str]]] = {}
         for c in board.covering(wanted):
             if c.lock.mode != LockMode.WRITE or c.lock.task_id is None:
                 continue
             if c.lock.agent == board.agent:
                 ours.add(c.path)
+                if c.lock.task_id not in lines:
+                    lines[c.lock.task_id] = granted_beside(board, c.lock.task_id, board.agent)
+                granted.setdefault(c.path, []).extend(lines[c.lock.task_id])
             if c.landing_tip:
                 landing.setdefault(c.path, []).append((c.lock.task_id, c.landing_tip))
-        return cls(frozenset(ours), landing)
+        return cls(frozenset(ours), landing, granted)
 
 
 @functools.cache  # two commit ids: the answer never changes
@@ -394,7 +412,12 @@ def _contains(top: Path, commit: str, tip: str) -> bool:
 
 
 def _stacked(
-    repo: Repo, holding: Conflict, commit: str | None, ends: Sequence[str], beside: Beside
+    repo: Repo,
+    holding: Conflict,
+    commit: str | None,
+    ends: Sequence[str],
+    beside: Beside,
+    content: Sequence[str] = (),
 ) -> bool:
     """Whether ``holding`` is a landing claim's lock (its work finished,
     not in the destination yet) that this change passes (issue 25,
@@ -404,10 +427,14 @@ def _stacked(
       landing work itself, whoever pushes it;
     - or the change is built on the tip (``commit``, None when the change is
       not a commit of its own, contains it, or one of the commits the change
-      ends at, ``ends``, does), and is held beside it: the acting agent
-      holds a write lock on the path under a claim, or ``commit`` is
-      another landing claim's finished work on the path. Without a lock
-      beside, everyone built on the tip could write the path at once.
+      ends at, ``ends``, does; or the tip our lock on the path was granted
+      beside), and either brings nothing to the path but the landing line's
+      change (each of ``content``, the commits the change is judged by, has
+      the tip's version of it: a merge of the line, a ref moved onto it), or
+      is held beside it: the acting agent holds a write lock on the path
+      under a claim, or ``commit`` is another landing claim's finished work
+      on the path. Without a lock beside, everyone built on the tip could
+      write the path at once.
 
     Then the landing work goes in with the change, or before it, and the
     two cannot conflict. A change that ends without the tip, or on an older
@@ -418,17 +445,49 @@ def _stacked(
     top = repo.toplevel
     if commit is not None and _contains(top, tip, commit):
         return True
-    built_on = (commit is not None and _contains(top, commit, tip)) or any(
-        _contains(top, end, tip) for end in ends
+    if commit is None and content and all(_contains(top, tip, end) for end in content):
+        return True  # a ref moved within the landing line: its own work
+    path = holding.path
+    lines = [tip] + [t for task, t in beside.granted.get(path, ()) if task == holding.lock.task_id]
+    built_on = any(
+        (commit is not None and _contains(top, commit, line))
+        or any(_contains(top, end, line) for end in ends)
+        for line in lines
     )
     if not built_on:
         return False
-    if holding.path in beside.ours:
+    if content and all(_blob(top, c, path) == _blob(top, tip, path) for c in content):
+        return True
+    if path in beside.ours:
         return True
     return commit is not None and any(
         task != holding.lock.task_id and _contains(top, other, commit)
-        for task, other in beside.landing.get(holding.path, ())
+        for task, other in beside.landing.get(path, ())
     )
+
+
+def _names_task(top: Path, task: int, c: Conflict, had: list[str], old: str | None) -> bool:
+    """Whether a commit the change brings names ``task`` (its trailer):
+    the commit, or for a ref's move those between its old tip and the new
+    (a branch new here: unknown, so yes)."""
+    from ..landing import naming_commits
+
+    if c.commit != UPDATE:
+        return bool(naming_commits(top, task, commits=had))
+    if old is None:
+        return True
+    return bool(naming_commits(top, task, *had, "--not", old))
+
+
+@functools.cache  # a commit and a path: the answer never changes
+def _blob(top: Path, commit: str, path: str) -> str | None:
+    """The object ``path`` has at ``commit`` (None: none, or not here)."""
+    from ..repo import git
+
+    try:
+        return git("rev-parse", "--verify", "--quiet", f"{commit}:{path}", cwd=top).decode().strip()
+    except CannotWorkHere:
+        return None
 
 
 # --- the server: pre-receive ---------------------------------------------------------

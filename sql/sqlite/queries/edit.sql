@@ -5,7 +5,7 @@
 -- first, with the board's clock: what the edit hook lets an undeclared path be
 -- locked under (the newest in work: a landing claim's locks go when its work
 -- lands, which an edit made now is not part of), and whose heartbeat it renews.
-SELECT id, claimed_at, heartbeat_at, {{now}} AS now
+SELECT id, claimed_at, heartbeat_at, landing_since, {{now}} AS now
   FROM lac_tasks
  WHERE owner = :agent AND state = 'claimed' AND instance = :instance
  ORDER BY landing_since IS NOT NULL, claimed_at DESC, id DESC

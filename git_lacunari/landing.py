@@ -268,20 +268,23 @@ def track_moves(board: Board, repo: Repo) -> list[tuple[int, str | None, str]]:
     landing = {task: tip for task, _, tip, is_landing in tracked if is_landing and tip}
     avoid: set[str] = set()
     if any(branch is None for _, branch, _ in claims):
-        # Not yet on a branch: not bound to a line another claim records,
-        # ours or another agent's, in work or landing (claim --next may be
-        # run there, before the claimer starts a branch of its own from it),
-        # nor to a branch with no work beyond the destination (a claim made
-        # on main binds where its first commit goes): else `done` would
-        # judge another line's work, or the destination's, as this claim's.
-        avoid = {t.branch for t in board.live_claims() if t.branch}
+        # Not yet on a branch: not bound to a line another agent's claim
+        # records, nor to a landing line of our own (claim --next may be run
+        # there, before the claimer starts a branch of its own from it), nor
+        # to a branch with no work beyond the destination (a claim made on
+        # main binds where its first commit goes): else `done` would judge
+        # another line's work, or the destination's, as this claim's.
+        live = board.live_claims()
+        avoid = {t.branch for t in live if t.branch and (t.owner != board.agent or t.landing)}
+        ours = {t.branch for t in live if t.branch and t.owner == board.agent and not t.landing}
         here = current_branch(repo.toplevel)
         if here is not None and here not in avoid and _nothing_beyond_destination(repo):
             avoid.add(here)
         unbound = {task for task, branch, _ in claims if branch is None}
-        if len(unbound) > 1 and here is not None and here not in avoid:
-            # Several claims of ours on no branch yet: each binds where a
-            # commit changes a path it holds, not all to the first branch.
+        if here is not None and here not in avoid and (len(unbound) > 1 or here in ours):
+            # Several claims of ours on no branch yet, or a branch another
+            # claim of ours works on: each binds where a commit changes a
+            # path it holds, not all to the first branch.
             claims = _touched_by_head(board, repo, claims, unbound)
     moved = where_claims_stand(repo.toplevel, claims, avoid)
     # A landing claim's tip only moves forward (new commits on its line, a

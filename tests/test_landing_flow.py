@@ -1525,3 +1525,50 @@ def test_the_edit_hook_locks_nothing_under_a_landing_claim(landing: str, repo: P
     took = hook(repo, payload, agent="dana")
     claude_allowed(took)
     assert "locked" not in took.err, took.err
+
+
+def test_a_second_claim_worked_on_the_same_branch_binds_there(
+    lac: Lac, repo: Path, server: Path
+) -> None:
+    """dana claims #1 and #2 on main and works both on feat: #2 binds to
+    feat at the commit that changes its path, so done keeps it landing."""
+    assert lac("hooks", "install").code == 0
+    assert lac("task", "add", "one", "--write", "p1/").code == 0
+    assert lac("task", "add", "three", "--write", "p3/").code == 0
+    assert lac("claim", "1", "--as", "dana").code == 0
+    assert lac("claim", "2", "--as", "dana").code == 0
+    work(repo, "feat", "p1/x", "x\n")
+    tip = work(repo, "feat", "p3/z", "z\n")
+    assert lac("heartbeat", "--as", "dana").code == 0
+    git(repo, "checkout", "-q", "main")
+    done = lac("done", "2", "--as", "dana", "--json")
+    assert done.json["landing"] is True, done.out
+    assert (done.json["task"]["branch"], done.json["task"]["tip"]) == ("feat", tip)
+
+
+def test_a_mode_or_a_symlink_of_the_lines_bytes_is_not_its_version(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """fred, holding nothing, pushes to main dana's landing line with her
+    file's mode changed, or made a symlink of the same bytes: refused, it is
+    not her version of the path."""
+    hooked(server, repo, board_url)
+    blob = git(repo, "rev-parse", f"{landing}:core/auth.py").strip()
+    for mode in ("100755", "120000"):
+        git(repo, "checkout", "-q", "-B", "fred-line", landing)
+        git(repo, "update-index", "--cacheinfo", f"{mode},{blob},core/auth.py")
+        git(repo, "commit", "-q", "--no-verify", "-m", f"fred, {mode}")
+        pushed = run_git(
+            repo,
+            "push",
+            "-q",
+            "--no-verify",
+            "-o",
+            "lac.agent=fred",
+            "origin",
+            "HEAD:main",
+            agent="fred",
+        )
+        assert pushed.code != 0 and "dana holds core/auth.py on task #1" in pushed.err, mode
+        git(repo, "reset", "-q", "--hard", landing)
+    assert state(lac, 1) == ("claimed", True)

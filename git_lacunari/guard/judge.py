@@ -481,13 +481,16 @@ def _names_task(top: Path, task: int, c: Conflict, had: list[str], old: str | No
 
 @functools.cache  # a commit and a path: the answer never changes
 def _blob(top: Path, commit: str, path: str) -> str | None:
-    """The object ``path`` has at ``commit`` (None: none, or not here)."""
+    """What ``path`` is at ``commit``: its mode, type and object (a mode or
+    a symlink made of the same bytes is another version); None: none, or
+    not here."""
     from ..repo import git
 
     try:
-        return git("rev-parse", "--verify", "--quiet", f"{commit}:{path}", cwd=top).decode().strip()
+        entry = git("ls-tree", "-z", "--full-tree", commit, "--", path, cwd=top)
     except CannotWorkHere:
         return None
+    return entry.decode("utf-8", "surrogateescape").partition("\t")[0] or None
 
 
 # --- the server: pre-receive ---------------------------------------------------------

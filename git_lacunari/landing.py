@@ -307,16 +307,19 @@ def _touched_by_head(
     """``claims`` but the ``unbound`` ones HEAD's commit changes no path of."""
     from .paths import covers
 
-    out = git(
-        "diff-tree",
-        "--no-commit-id",
-        "--root",
-        "-r",
-        "--name-only",
-        "-z",
-        "HEAD",
-        cwd=repo.toplevel,
-    )
+    try:
+        out = git(
+            "diff-tree",
+            "--no-commit-id",
+            "--root",
+            "-r",
+            "--name-only",
+            "-z",
+            "HEAD",
+            cwd=repo.toplevel,
+        )
+    except CannotWorkHere:  # no commit yet: none of them binds here
+        out = b""
     touched = [f for f in out.decode("utf-8", "surrogateescape").split("\0") if f]
     hit = {
         lock.task_id

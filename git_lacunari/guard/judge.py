@@ -263,14 +263,14 @@ def _blame(
 ) -> list[Conflict]:
     """One conflict per (ref, commit, path, holder), but for
 
-    - a landing claim's lock, where the change is built on that claim's tip
-      and held beside it (:func:`_stacked`; ``ends``: the commits each ref
-      of the plan ends at: a pushed ref's new tip, a merge's parents);
-    - a landing claim's finished commit (an ancestor of its tip, the claim
-      holding the path too) that the holder's own line already contains (an
-      ancestor of the tip the board recorded for the holder's claim): it
-      cannot collide with the holder's work. So a landing holder's finished
-      line passes the lock of a claim built on it (issue 25, stacking).
+    - a landing claim's lock the change passes (:func:`_stacked`: its own
+      line's work, its version of the path, or built on it and held beside
+      it; ``ends``: the commits each ref of the plan ends at: a pushed
+      ref's new tip, a merge's parents);
+    - a landing claim's finished work on the path (``theirs``): it cannot
+      collide with the work of a claim whose lock was granted beside it. So
+      a landing holder's finished line passes the lock of a claim built on
+      it (issue 25, stacking).
 
     Nothing a ref brings is waived either way when the ref moves to where
     its old tip (``moved_from``) is not: a rewind or a jump undoes changes
@@ -366,10 +366,10 @@ def granted_beside(board: Board, task: int, owner: str) -> list[tuple[int, str]]
 
 @dataclasses.dataclass(frozen=True)
 class Beside:
-    """Who else holds the paths landing claims hold (issue 25, stacking):
-    the paths the acting agent (the committer, the pusher) holds a write
-    lock on under a claim, and per path the landing claims' write locks,
-    ``(task, tip)``, whoever's."""
+    """Who holds the paths landing claims hold (issue 25, stacking): the
+    paths the acting agent (the committer, the pusher) holds a write lock on
+    under a claim, and per path the landing claims' write locks, ``(task,
+    tip)``, whoever's."""
 
     ours: frozenset[str] = frozenset()
     landing: dict[str, list[tuple[int, str]]] = dataclasses.field(default_factory=dict)

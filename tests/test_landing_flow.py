@@ -1572,3 +1572,65 @@ def test_a_mode_or_a_symlink_of_the_lines_bytes_is_not_its_version(
         assert pushed.code != 0 and "dana holds core/auth.py on task #1" in pushed.err, mode
         git(repo, "reset", "-q", "--hard", landing)
     assert state(lac, 1) == ("claimed", True)
+
+
+@pytest.mark.parametrize("how", ["fast-forward", "no-ff"])
+def test_an_integrator_lands_a_stack_of_finished_lines(
+    how: str, landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """dana's #1 is landing; erin's #2, built on it beside dana's lock, is
+    landing too; both lines are on the server. ivan, who holds nothing,
+    lands the stack on main (a fast-forward of erin's line, or a --no-ff
+    merge of it): finished work only, it passes both locks and lands both."""
+    hooked(server, repo, board_url)
+    git(repo, "push", "-q", "--no-verify", "origin", "feat")
+    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    git(repo, "checkout", "-q", "-b", "erin-line", landing)
+    assert lac("claim", "--next", "--as", "erin").code == 0
+    work(repo, "erin-line", "core/auth.py", "dana's login, and erin's\n", agent="erin")
+    assert lac("done", "2", "--as", "erin", "--json").json["landing"] is True
+    pushed = run_git(
+        repo, "push", "-q", "-o", "lac.agent=erin", "origin", "erin-line", agent="erin"
+    )
+    assert pushed.code == 0, pushed.err
+    if how == "fast-forward":
+        target = "origin/erin-line"
+    else:
+        git(repo, "checkout", "-q", "main")
+        git(repo, "merge", "-q", "--no-ff", "--no-verify", "-m", "land the stack", "erin-line")
+        target = "main"
+    landed = run_git(
+        repo,
+        "push",
+        "-q",
+        "--no-verify",
+        "-o",
+        "lac.agent=ivan",
+        "origin",
+        f"{target}:refs/heads/main",
+        agent="ivan",
+    )
+    assert landed.code == 0, landed.err
+    assert state(lac, 1) == ("done", False) and state(lac, 2) == ("done", False)
+
+
+def test_a_merge_of_a_landing_line_passes_the_lock_of_a_claim_built_on_it(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """erin started #2 from dana's landing line (claim --next) and committed
+    on it; ivan merges dana's line --no-ff into main and pushes: it brings
+    core/auth.py only the version erin's lock was granted beside, so it
+    passes her lock and lands dana's claim; erin's stays in work."""
+    hooked(server, repo, board_url)
+    git(repo, "push", "-q", "--no-verify", "origin", "feat")
+    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    git(repo, "checkout", "-q", "-b", "erin-line", landing)
+    assert lac("claim", "--next", "--as", "erin").code == 0
+    work(repo, "erin-line", "core/auth.py", "dana's login, and erin's\n", agent="erin")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "--no-verify", "-m", "land dana's fix", "origin/feat")
+    landed = run_git(
+        repo, "push", "-q", "--no-verify", "-o", "lac.agent=ivan", "origin", "main", agent="ivan"
+    )
+    assert landed.code == 0, landed.err
+    assert state(lac, 1) == ("done", False) and state(lac, 2) == ("claimed", False)

@@ -8,6 +8,7 @@ compared, as the administrator sees them, before and after.
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -685,3 +686,41 @@ def test_a_landing_lock_is_waived_only_for_the_tip_a_grant_names(crew: Team) -> 
     crew.admin_store.conn.execute("UPDATE lac_tasks SET tip = NULL WHERE id = %s", (landing.id,))
     with pytest.raises(psycopg.Error):
         insert("core/auth.py", [{"task": landing.id, "tip": None}])
+
+
+def test_the_servers_post_receive_settles_a_landing_as_its_keeper_role(
+    crew: Team, tmp_path: Path
+) -> None:
+    """A team board's server hooks connect as a keeper role (README): the
+    post-receive settles bob's landing claim as that role, not as the
+    pusher (which team mode would refuse: the session acts only as itself)."""
+    from .conftest import git, lac_process
+
+    bob, keeper = crew.add("bob"), crew.add("srv", kind="keeper")
+    server, clone = tmp_path / "server.git", tmp_path / "clone"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(server))
+    git(tmp_path, "clone", "-q", str(server), str(clone))
+    git(clone, "commit", "-q", "--allow-empty", "-m", "start")
+    git(clone, "push", "-q", "origin", "HEAD:main")
+    assert lac_process(server, "hooks", "install", "--server").code == 0
+    git(server, "config", "lac.url", crew.url_of(keeper))
+    (clone / "core").mkdir()
+    (clone / "core" / "auth.py").write_text("bob's\n")
+    git(clone, "add", "core/auth.py")
+    git(clone, "commit", "-q", "-m", "bob's fix")
+    tip = git(clone, "rev-parse", "HEAD").strip()
+    b = crew.open(bob)
+    task = b.add_task("auth", writes=["core/auth.py"])
+    b.claim(task.id)
+    b.land(task.id, branch="feat", tip=tip)
+    pushed = subprocess.run(
+        ["git", "push", "origin", "HEAD:main"], cwd=clone, capture_output=True, text=True
+    )
+    assert pushed.returncode == 0, pushed.stderr
+    assert f"task #{task.id} landed (merged)" in pushed.stderr, pushed.stderr
+    row = crew.admin_store.conn.execute(
+        "SELECT state FROM lac_tasks WHERE id = %s", (task.id,)
+    ).fetchone()
+    assert row is not None and row["state"] == "done", row
+    held = crew.admin_store.conn.execute("SELECT count(*) AS n FROM lac_locks").fetchone()
+    assert held is not None and held["n"] == 0

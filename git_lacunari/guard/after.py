@@ -155,14 +155,17 @@ def post_receive(stdin_text: str, env: dict[str, str] | None = None) -> Result:
         # (the server's lac.board, the URL's search_path, its HEAD's .lacconfig).
         chosen = server_board(repo)
         pusher = server_pusher(repo, dict(env if env is not None else os.environ))
-        identity = Identity(pusher.name or SERVER_AGENT, pusher.source, (), "none")
+        # Settling is the server's own act: in team mode as the session's
+        # role (a keeper settles another agent's landing), not the pusher;
+        # on a plain board it is recorded as the pusher's.
+        identity = Identity(pusher.name or SERVER_AGENT, "the server's post-receive", (), "none")
         board = open_board(
             repo,
             identity=identity,
             url=chosen.url,
             board=chosen.board,
             timeout=repo.get("lac.timeout"),
-            act=False,
+            act=True,
             from_config=False,
         )
         try:

@@ -338,6 +338,12 @@ def _blame(
         granted = [tip for t, tip in granted_beside(board, task, c.lock.agent) if t in here]
         if all(any(_contains(top, tip, x) for tip in granted) for x in had):
             return True
+        # A merge of that line, or a ref moved onto it, bringing the path no
+        # version but the one the holder was built on.
+        if granted and all(
+            _blob(top, x, c.path) in {_blob(top, tip, c.path) for tip in granted} for x in had
+        ):
+            return True
         holder_tip = tips.get(task)
         now = [
             tip
@@ -456,13 +462,22 @@ def _stacked(
     )
     if not built_on:
         return False
-    if content and all(_blob(top, c, path) == _blob(top, tip, path) for c in content):
+    # The landing lines on this path built on this one (a stack of finished
+    # work): a change that brings one of their versions, or is inside one,
+    # brings finished work only.
+    stacked = [
+        other
+        for task, other in beside.landing.get(path, ())
+        if task != holding.lock.task_id and _contains(top, other, tip)
+    ]
+    versions = {_blob(top, line, path) for line in [tip, *stacked]}
+    if content and all(_blob(top, c, path) in versions for c in content):
         return True
     if path in beside.ours:
         return True
-    return commit is not None and any(
-        task != holding.lock.task_id and _contains(top, other, commit)
-        for task, other in beside.landing.get(path, ())
+    targets = [commit] if commit is not None else list(content)
+    return bool(targets) and any(
+        all(_contains(top, other, x) for x in targets) for other in stacked
     )
 
 

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from claims import DEFAULT_DSN, PG_CEILING, make_repo, pg_url  # noqa: E402
+from claims import DEFAULT_DSN, PG_CEILING, make_pg_queue, make_repo, pg_url  # noqa: E402
 
 from git_lacunari.board import Board  # noqa: E402
 from git_lacunari.identity import Identity  # noqa: E402
@@ -87,16 +87,7 @@ def main() -> None:
             "CREATE TABLE bare_tasks (LIKE lac_tasks INCLUDING DEFAULTS INCLUDING INDEXES)"
         )
         conn.execute("INSERT INTO bare_tasks SELECT * FROM lac_tasks")
-        conn.execute(
-            "CREATE TABLE bench_queue (id bigserial PRIMARY KEY, state text NOT NULL, owner text,"
-            " priority integer NOT NULL)"
-        )
-        conn.execute("CREATE INDEX ON bench_queue (state, priority DESC, id)")
-        conn.execute(
-            "INSERT INTO bench_queue (state, priority)"
-            " SELECT 'open', n %% 5 FROM generate_series(1, %s) n",
-            (args.tasks,),
-        )
+        make_pg_queue(conn, args.tasks)
         conn.execute("SET synchronous_commit = off")
         tasks_pick = PICK.format(table="lac_tasks", rule=RULE)
         statement = EVENT.format(claim=CLAIM.format(pick=tasks_pick))

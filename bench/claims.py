@@ -187,28 +187,35 @@ def lite_ceiling_worker(index: int, barrier: Any, path: str) -> None:
             return
 
 
-def ceiling_rate(kind: str, where: str, procs: int, tasks: int) -> float:
-    ddl = (
-        "CREATE TABLE bench_queue (id {pk}, state text NOT NULL, owner text,"
+def make_pg_queue(conn: Any, tasks: int) -> None:
+    """The ceiling's table on a PostgreSQL connection, ``tasks`` rows open."""
+    conn.execute(
+        "CREATE TABLE bench_queue (id bigserial PRIMARY KEY, state text NOT NULL, owner text,"
         " priority integer NOT NULL)"
     )
+    conn.execute("CREATE INDEX ON bench_queue (state, priority DESC, id)")
+    conn.execute(
+        "INSERT INTO bench_queue (state, priority)"
+        " SELECT 'open', n %% 5 FROM generate_series(1, %s) n",
+        (tasks,),
+    )
+
+
+def ceiling_rate(kind: str, where: str, procs: int, tasks: int) -> float:
     if kind == "postgres":
         import psycopg
 
         with psycopg.connect(where, autocommit=True) as conn:
             conn.execute("DROP TABLE IF EXISTS bench_queue")
-            conn.execute(ddl.format(pk="bigserial PRIMARY KEY"))
-            conn.execute("CREATE INDEX ON bench_queue (state, priority DESC, id)")
-            conn.execute(
-                "INSERT INTO bench_queue (state, priority)"
-                " SELECT 'open', n %% 5 FROM generate_series(1, %s) n",
-                (tasks,),
-            )
+            make_pg_queue(conn, tasks)
         return tasks / run_parallel(pg_ceiling_worker, procs, where)
     Path(where).unlink(missing_ok=True)
     conn = sqlite3.connect(where, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute(ddl.format(pk="INTEGER PRIMARY KEY"))
+    conn.execute(
+        "CREATE TABLE bench_queue (id INTEGER PRIMARY KEY, state text NOT NULL, owner text,"
+        " priority integer NOT NULL)"
+    )
     conn.execute("CREATE INDEX q ON bench_queue (state, priority DESC, id)")
     conn.executemany(
         "INSERT INTO bench_queue (state, priority) VALUES ('open', ?)",
@@ -236,16 +243,7 @@ def statement_us(url: str, repo: Path, tasks: int, samples: int) -> tuple[float,
             board.add_task(f"bench {n}", lane="bench", priority=n % 5)
     board._ensure_agent()
     conn = store.conn  # type: ignore[attr-defined]
-    conn.execute(
-        "CREATE TABLE bench_queue (id bigserial PRIMARY KEY, state text NOT NULL, owner text,"
-        " priority integer NOT NULL)"
-    )
-    conn.execute("CREATE INDEX ON bench_queue (state, priority DESC, id)")
-    conn.execute(
-        "INSERT INTO bench_queue (state, priority)"
-        " SELECT 'open', n %% 5 FROM generate_series(1, %s) n",
-        (tasks,),
-    )
+    make_pg_queue(conn, tasks)
     conn.execute("SET synchronous_commit = off")
     claim = store.queries["claim_next_free"]  # type: ignore[attr-defined]
     params = {"lane": "bench", "agent": "bench", "instance": board.instance, "stale_after": None}

@@ -57,6 +57,24 @@ def work(repo: Path, branch: str, path: str, text: str, *, agent: str = "dana") 
     return git(repo, "rev-parse", "HEAD").strip()
 
 
+def erin_stacks(lac: Lac, repo: Path, landing: str, text: str) -> str:
+    """erin's claim --next of the open task on core/auth.py, started from
+    dana's landing line (branch erin-line at its tip), and her commit of the
+    file on it (through the hooks): that commit."""
+    git(repo, "checkout", "-q", "-b", "erin-line", landing)
+    assert lac("claim", "--next", "--as", "erin").code == 0
+    return work(repo, "erin-line", "core/auth.py", text, agent="erin")
+
+
+def push(repo: Path, agent: str, *refs: str, verify: bool = False) -> Result:
+    """``git push origin REFS`` as ``agent`` (the push option names it to the
+    server), the client's pre-push guard skipped unless ``verify``."""
+    skip = [] if verify else ["--no-verify"]
+    return run_git(
+        repo, "push", "-q", *skip, "-o", f"lac.agent={agent}", "origin", *refs, agent=agent
+    )
+
+
 def state(lac: Lac, task: int) -> tuple[str, bool]:
     shown = lac("show", str(task), "--json")
     assert shown.code == 0, shown.err
@@ -120,7 +138,7 @@ def test_a_push_to_the_destination_releases_it_at_once(
 ) -> None:
     hooked(server, repo, board_url)
     # A push of the branch alone lands nothing.
-    pushed = run_git(repo, "push", "-q", "-o", "lac.agent=dana", "origin", "feat", agent="dana")
+    pushed = push(repo, "dana", "feat", verify=True)
     assert pushed.code == 0, pushed.err
     assert state(lac, 1) == ("claimed", True)
     # The moment the ref moved: a post-receive hook that was there before
@@ -778,9 +796,7 @@ def test_an_undeclared_file_locked_at_the_edit_waits_for_the_landing(
         "then edit again; or git lac wait core/session.py"
     )
     waiting = waiter(repo, "erin", "core/session.py", "--timeout", "60")
-    pushed = run_git(
-        repo, "push", "-q", "-o", "lac.agent=dana", "origin", "feat:main", agent="dana"
-    )
+    pushed = push(repo, "dana", "feat:main", verify=True)
     assert pushed.code == 0, pushed.err
     code, body = finish(waiting)
     assert code == 0 and body["finished"] == [1], body
@@ -861,9 +877,7 @@ def test_claim_next_stacks_on_anothers_landing_line_and_the_guards_hold_it_to_th
     git(repo, "reset", "-q", "--hard")
     git(repo, "merge", "-q", "--no-edit", landing)
     tip = work(repo, "erin-line", "core/auth.py", "dana's login, and erin's\n", agent="erin")
-    pushed = run_git(
-        repo, "push", "-q", "-o", "lac.agent=erin", "origin", "erin-line", agent="erin"
-    )
+    pushed = push(repo, "erin", "erin-line", verify=True)
     assert pushed.code == 0, pushed.err
     assert lac("heartbeat", "--as", "erin").code == 0
     # Built on, dana's line may not change core/auth.py again while erin holds it...
@@ -887,9 +901,7 @@ def test_claim_next_stacks_on_anothers_landing_line_and_the_guards_hold_it_to_th
     git(repo, "merge", "-q", "--no-edit", newer)
     done = lac("done", "2", "--as", "erin", "--json")
     assert done.code == 0 and done.json["landing"] is True, done.err
-    landed = run_git(
-        repo, "push", "-q", "-o", "lac.agent=erin", "origin", "erin-line:main", agent="erin"
-    )
+    landed = push(repo, "erin", "erin-line:main", verify=True)
     assert landed.code == 0, landed.err
     assert state(lac, 1) == ("done", False) and state(lac, 2) == ("done", False)
     assert tip != newer
@@ -906,9 +918,7 @@ def test_a_push_not_built_on_the_landing_tip_is_refused_by_the_server(
     (repo / "core" / "auth.py").write_text("fred's\n")
     git(repo, "add", "core/auth.py")
     git(repo, "commit", "-q", "--no-verify", "-m", "fred apart")
-    apart = run_git(
-        repo, "push", "-q", "--no-verify", "-o", "lac.agent=fred", "origin", "apart", agent="fred"
-    )
+    apart = push(repo, "fred", "apart")
     assert apart.code != 0 and "dana holds core/auth.py on task #1" in apart.err
     assert f"git merge --no-edit {landing}" in apart.err, apart.err  # the server says so too
     git(repo, "checkout", "-q", "-b", "on-top", landing)
@@ -917,17 +927,7 @@ def test_a_push_not_built_on_the_landing_tip_is_refused_by_the_server(
     git(repo, "commit", "-q", "--no-verify", "-m", "fred on top")
 
     def push_on_top() -> Result:
-        return run_git(
-            repo,
-            "push",
-            "-q",
-            "--no-verify",
-            "-o",
-            "lac.agent=fred",
-            "origin",
-            "on-top",
-            agent="fred",
-        )
+        return push(repo, "fred", "on-top")
 
     # Built on it, but held beside it by nobody: anyone built on the tip could
     # write the path at once. Under a claim, locked beside dana's: it passes.
@@ -1012,27 +1012,13 @@ def test_a_line_of_several_commits_and_a_newer_tip_merged_in_pass_every_guard(
     assert lac("heartbeat", "--as", "erin").code == 0
     # erin's work in progress is hers to push: not fred's, though erin's
     # line contains it (only finished landing work passes her lock so).
-    early = run_git(
-        repo,
-        "push",
-        "-q",
-        "--no-verify",
-        "-o",
-        "lac.agent=fred",
-        "origin",
-        "erin-line:fred-line",
-        agent="fred",
-    )
+    early = push(repo, "fred", "erin-line:fred-line")
     assert early.code != 0 and "erin holds core/auth.py on task #2" in early.err, early.err
-    pushed = run_git(
-        repo, "push", "-q", "-o", "lac.agent=erin", "origin", "erin-line", agent="erin"
-    )
+    pushed = push(repo, "erin", "erin-line", verify=True)
     assert pushed.code == 0, pushed.err
     # dana lands her line while erin holds core/auth.py: erin's line has it all.
     git(repo, "checkout", "-q", "feat")
-    landed = run_git(
-        repo, "push", "-q", "-o", "lac.agent=dana", "origin", "feat:main", agent="dana"
-    )
+    landed = push(repo, "dana", "feat:main", verify=True)
     assert landed.code == 0, landed.err
     assert state(lac, 1) == ("done", False) and state(lac, 2) == ("claimed", False)
     # A line not built on dana's is still refused, by the client and the server.
@@ -1040,9 +1026,7 @@ def test_a_line_of_several_commits_and_a_newer_tip_merged_in_pass_every_guard(
     (repo / "core" / "auth.py").write_text("fred's\n")
     git(repo, "add", "core/auth.py")
     git(repo, "commit", "-q", "--no-verify", "-m", "fred apart")
-    apart = run_git(
-        repo, "push", "-q", "--no-verify", "-o", "lac.agent=fred", "origin", "apart", agent="fred"
-    )
+    apart = push(repo, "fred", "apart")
     assert apart.code != 0 and "erin holds core/auth.py on task #2" in apart.err, apart.err
     # A rewind of the destination to a commit erin's line contains still
     # undoes changes on the path she holds: refused.
@@ -1128,24 +1112,13 @@ def test_a_landing_line_of_ones_own_carries_nothing_past_anothers_lock(
     assert lac("claim", "--next", "--as", "erin").code == 0
     work(repo, "erin-line", "core/auth.py", "erin, in progress\n", agent="erin")
     assert lac("heartbeat", "--as", "erin").code == 0
-    mine = run_git(repo, "push", "-q", "-o", "lac.agent=erin", "origin", "erin-line", agent="erin")
+    mine = push(repo, "erin", "erin-line", verify=True)
     assert mine.code == 0, mine.err
     git(repo, "checkout", "-q", "-b", "mal", "erin-line")
     assert lac("claim", "3", "--as", "mallory").code == 0
     work(repo, "mal", "dummy.txt", "dummy\n", agent="mallory")
     assert lac("done", "3", "--as", "mallory", "--json").json["landing"] is True
-    sneak = run_git(
-        repo,
-        "push",
-        "-q",
-        "--no-verify",
-        "-o",
-        "lac.agent=mallory",
-        "origin",
-        "mal:refs/tags/t1",
-        "erin-line:main",
-        agent="mallory",
-    )
+    sneak = push(repo, "mallory", "mal:refs/tags/t1", "erin-line:main")
     assert sneak.code != 0 and "erin holds core/auth.py on task #2" in sneak.err, sneak.err
 
 
@@ -1183,25 +1156,13 @@ def test_a_landing_claim_of_no_work_of_its_own_finishes_nothing_of_anothers(
     hooked(server, repo, board_url)
     assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
     assert lac("task", "add", "dummy", "--write", "dummy.txt").code == 0
-    git(repo, "checkout", "-q", "-b", "erin-line", landing)
-    assert lac("claim", "--next", "--as", "erin").code == 0
-    erins = work(repo, "erin-line", "core/auth.py", "erin, in progress\n", agent="erin")
+    erins = erin_stacks(lac, repo, landing, "erin, in progress\n")
     assert lac("heartbeat", "--as", "erin").code == 0
     git(repo, "checkout", "-q", "-b", "mal", "erin-line")
     assert lac("claim", "3", "--as", "mallory").code == 0
     done = lac("done", "3", "--as", "mallory", "--json")
     assert done.json["landing"] is True and done.json["task"]["tip"] == erins, done.out
-    sneak = run_git(
-        repo,
-        "push",
-        "-q",
-        "--no-verify",
-        "-o",
-        "lac.agent=mallory",
-        "origin",
-        "erin-line:main",
-        agent="mallory",
-    )
+    sneak = push(repo, "mallory", "erin-line:main")
     assert sneak.code != 0 and "erin holds core/auth.py on task #2" in sneak.err, sneak.err
 
 
@@ -1237,31 +1198,11 @@ def test_built_on_a_landing_line_one_writer_at_a_time(
     commit = run_git(repo, "commit", "-qm", "fred too", agent="fred")
     assert commit.code != 0 and "erin holds core/auth.py on task #2" in commit.err, commit.err
     git(repo, "commit", "-q", "--no-verify", "-m", "fred too")
-    push = run_git(
-        repo,
-        "push",
-        "-q",
-        "--no-verify",
-        "-o",
-        "lac.agent=fred",
-        "origin",
-        "fred-line",
-        agent="fred",
-    )
-    assert push.code != 0 and "erin holds core/auth.py on task #2" in push.err, push.err
+    pushed = push(repo, "fred", "fred-line")
+    assert pushed.code != 0 and "erin holds core/auth.py on task #2" in pushed.err, pushed.err
     # dana's own landing line, pushed by anyone, passes: it is the landing work.
     git(repo, "checkout", "-q", "feat")
-    landed = run_git(
-        repo,
-        "push",
-        "-q",
-        "--no-verify",
-        "-o",
-        "lac.agent=fred",
-        "origin",
-        "feat:main",
-        agent="fred",
-    )
+    landed = push(repo, "fred", "feat:main")
     assert landed.code == 0, landed.err
 
 
@@ -1390,12 +1331,8 @@ def test_a_landing_holder_cannot_carry_a_stackers_work_in_progress_to_main(
     hooked(server, repo, board_url)
     assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
     git(repo, "push", "-q", "--no-verify", "origin", "feat")
-    git(repo, "checkout", "-q", "-b", "erin-line", landing)
-    assert lac("claim", "--next", "--as", "erin").code == 0
-    wip = work(repo, "erin-line", "core/auth.py", "erin, in progress\n", agent="erin")
-    pushed = run_git(
-        repo, "push", "-q", "-o", "lac.agent=erin", "origin", "erin-line", agent="erin"
-    )
+    wip = erin_stacks(lac, repo, landing, "erin, in progress\n")
+    pushed = push(repo, "erin", "erin-line", verify=True)
     assert pushed.code == 0, pushed.err
     git(repo, "checkout", "-q", "-b", "carried", landing)
     git(repo, "merge", "-q", "--ff-only", wip)
@@ -1403,30 +1340,10 @@ def test_a_landing_holder_cannot_carry_a_stackers_work_in_progress_to_main(
     git(repo, "checkout", "-q", "feat")
     assert lac("heartbeat", "--as", "dana").code == 0
     assert lac("show", "1", "--json").json["task"]["tip"] == wip  # forward, as allowed
-    carried = run_git(
-        repo,
-        "push",
-        "-q",
-        "--no-verify",
-        "-o",
-        "lac.agent=dana",
-        "origin",
-        "feat:main",
-        agent="dana",
-    )
+    carried = push(repo, "dana", "feat:main")
     assert carried.code != 0 and "erin holds core/auth.py on task #2" in carried.err, carried.err
     # The landing line itself (on the server already: a ref's move), by fred.
-    moved = run_git(
-        repo,
-        "push",
-        "-q",
-        "--no-verify",
-        "-o",
-        "lac.agent=fred",
-        "origin",
-        f"{landing}:refs/heads/main",
-        agent="fred",
-    )
+    moved = push(repo, "fred", f"{landing}:refs/heads/main")
     assert moved.code == 0, moved.err
 
 
@@ -1439,9 +1356,7 @@ def test_a_merge_of_the_landing_line_by_anyone_passes(
     hooked(server, repo, board_url)
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "--no-ff", "--no-verify", "-m", "merge dana's fix", landing)
-    merged = run_git(
-        repo, "push", "-q", "--no-verify", "-o", "lac.agent=fred", "origin", "main", agent="fred"
-    )
+    merged = push(repo, "fred", "main")
     assert merged.code == 0, merged.err
     assert state(lac, 1) == ("done", False)
 
@@ -1471,9 +1386,7 @@ def test_an_ours_merge_naming_the_task_lands_nothing(
         "x\n\nLac-Task: 1",
         "junk",
     )
-    pushed = run_git(
-        repo, "push", "-q", "--no-verify", "-o", "lac.agent=fred", "origin", "main", agent="fred"
-    )
+    pushed = push(repo, "fred", "main")
     assert pushed.code == 0, pushed.err
     assert never_saw(server, landing) and "landed" not in pushed.err, pushed.err
     assert state(lac, 1) == ("claimed", True)
@@ -1558,17 +1471,7 @@ def test_a_mode_or_a_symlink_of_the_lines_bytes_is_not_its_version(
         git(repo, "checkout", "-q", "-B", "fred-line", landing)
         git(repo, "update-index", "--cacheinfo", f"{mode},{blob},core/auth.py")
         git(repo, "commit", "-q", "--no-verify", "-m", f"fred, {mode}")
-        pushed = run_git(
-            repo,
-            "push",
-            "-q",
-            "--no-verify",
-            "-o",
-            "lac.agent=fred",
-            "origin",
-            "HEAD:main",
-            agent="fred",
-        )
+        pushed = push(repo, "fred", "HEAD:main")
         assert pushed.code != 0 and "dana holds core/auth.py on task #1" in pushed.err, mode
         git(repo, "reset", "-q", "--hard", landing)
     assert state(lac, 1) == ("claimed", True)
@@ -1585,13 +1488,9 @@ def test_an_integrator_lands_a_stack_of_finished_lines(
     hooked(server, repo, board_url)
     git(repo, "push", "-q", "--no-verify", "origin", "feat")
     assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
-    git(repo, "checkout", "-q", "-b", "erin-line", landing)
-    assert lac("claim", "--next", "--as", "erin").code == 0
-    work(repo, "erin-line", "core/auth.py", "dana's login, and erin's\n", agent="erin")
+    erin_stacks(lac, repo, landing, "dana's login, and erin's\n")
     assert lac("done", "2", "--as", "erin", "--json").json["landing"] is True
-    pushed = run_git(
-        repo, "push", "-q", "-o", "lac.agent=erin", "origin", "erin-line", agent="erin"
-    )
+    pushed = push(repo, "erin", "erin-line", verify=True)
     assert pushed.code == 0, pushed.err
     if how == "fast-forward":
         target = "origin/erin-line"
@@ -1599,17 +1498,7 @@ def test_an_integrator_lands_a_stack_of_finished_lines(
         git(repo, "checkout", "-q", "main")
         git(repo, "merge", "-q", "--no-ff", "--no-verify", "-m", "land the stack", "erin-line")
         target = "main"
-    landed = run_git(
-        repo,
-        "push",
-        "-q",
-        "--no-verify",
-        "-o",
-        "lac.agent=ivan",
-        "origin",
-        f"{target}:refs/heads/main",
-        agent="ivan",
-    )
+    landed = push(repo, "ivan", f"{target}:refs/heads/main")
     assert landed.code == 0, landed.err
     assert state(lac, 1) == ("done", False) and state(lac, 2) == ("done", False)
 
@@ -1624,13 +1513,9 @@ def test_a_merge_of_a_landing_line_passes_the_lock_of_a_claim_built_on_it(
     hooked(server, repo, board_url)
     git(repo, "push", "-q", "--no-verify", "origin", "feat")
     assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
-    git(repo, "checkout", "-q", "-b", "erin-line", landing)
-    assert lac("claim", "--next", "--as", "erin").code == 0
-    work(repo, "erin-line", "core/auth.py", "dana's login, and erin's\n", agent="erin")
+    erin_stacks(lac, repo, landing, "dana's login, and erin's\n")
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "--no-ff", "--no-verify", "-m", "land dana's fix", "origin/feat")
-    landed = run_git(
-        repo, "push", "-q", "--no-verify", "-o", "lac.agent=ivan", "origin", "main", agent="ivan"
-    )
+    landed = push(repo, "ivan", "main")
     assert landed.code == 0, landed.err
     assert state(lac, 1) == ("done", False) and state(lac, 2) == ("claimed", False)

@@ -96,19 +96,6 @@ class Locks(Grants):
         was made in, so a holder's own push of its paths passes."""
         return [h for h in self.covering(changed) if h.lock.agent != self.agent]
 
-    def held_for_writing(self, changed: Sequence[str]) -> set[str]:
-        """Which of these concrete paths our name holds a write lock on, under
-        a claim: what a change built on a landing line must hold beside its
-        lock to pass it (issue 25, stacking: the landing claim's lock then
-        keeps everyone else off the path, as before)."""
-        return {
-            h.path
-            for h in self.covering(changed)
-            if h.lock.agent == self.agent
-            and h.lock.mode == LockMode.WRITE
-            and h.lock.task_id is not None
-        }
-
     def covering(self, changed: Sequence[str]) -> list[Conflict]:
         """Every lock, ours included, covering any of these concrete paths."""
         if not changed:

@@ -317,6 +317,8 @@ def _blame(
         return blamed
     around = Beside.of(board, blamed, every=True)
     tips = {t.id: t.tip for t in board.live_claims() if t.tip}
+    # One read of a holder's events, however many of its conflicts are judged.
+    granted_to = functools.cache(functools.partial(granted_beside, board))
 
     def theirs(c: Conflict) -> bool:
         """The change is a landing claim's finished work on this path (the
@@ -335,7 +337,7 @@ def _blame(
         if not had:
             return False
         here = {t for t, _ in around.landing.get(c.path, ()) if t != task}
-        granted = [tip for t, tip in granted_beside(board, task, c.lock.agent) if t in here]
+        granted = [tip for t, tip in granted_to(task, c.lock.agent) if t in here]
         if all(any(_contains(top, tip, x) for tip in granted) for x in had):
             return True
         # A merge of that line, or a ref moved onto it, bringing the path no

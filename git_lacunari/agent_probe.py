@@ -121,7 +121,7 @@ def read_answer(harness: Harness, code: int, stdout: str, stderr: str) -> tuple[
     """(refused, reason) as the harness reads the hook's exit and output."""
     if harness is Harness.CLAUDE:
         if code == 2:
-            return True, _first_line(stderr)
+            return True, f"exit 2: {_first_line(stderr)}"
         if code != 0:
             return False, ""
         try:
@@ -134,7 +134,7 @@ def read_answer(harness: Harness, code: int, stdout: str, stderr: str) -> tuple[
         return False, ""
     text = stdout.strip() or stderr.strip()
     if code not in (0, 1):
-        return True, _first_line(stderr)
+        return True, f"exit {code}: {_first_line(stderr)}"
     try:
         said = json.loads(text) if text else {}
     except ValueError:

@@ -183,6 +183,27 @@ def test_a_file_install_made_goes_with_uninstall(repo: Path, agent: str, scope: 
     assert not path.exists()
 
 
+def test_a_settings_file_that_is_a_link_stays_a_link(repo: Path, tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "claude settings.json"
+    real.parent.mkdir()
+    real.write_text(THEIRS["claude-code"])
+    link = Path.home() / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    assert lac_process(repo, "hooks", "install", "--agent", "claude", "--scope", "user").code == 0
+    assert link.is_symlink() and ours(real, "PreToolUse")
+    assert lac_process(repo, "hooks", "uninstall", "--agent", "claude", "--scope", "user").code == 0
+    assert link.is_symlink() and real.read_text() == THEIRS["claude-code"]
+
+
+def test_doctor_warns_on_a_settings_file_it_cannot_read(lac: Lac, repo: Path) -> None:
+    (repo / ".gemini").mkdir()
+    (repo / ".gemini/settings.json").write_text('{"theme": "x", // a comment\n}')
+    code, checks = doctor(repo)
+    assert checks["agent gemini"]["verdict"] == "warn", checks
+    assert "is not valid JSON" in checks["agent gemini"]["says"]
+
+
 def test_gemini_has_no_local_scope_refused_in_one_line(repo: Path) -> None:
     said = lac_process(repo, "hooks", "install", "--agent", "claude-code", "--agent", "gemini",
                        "--scope", "local")  # fmt: skip

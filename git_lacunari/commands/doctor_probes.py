@@ -45,8 +45,12 @@ def agent_checks(repo: Repo) -> list[Found]:
             continue
         name = f"agent {harness.value}"
         problems = [f"{e.path}: {p}" for e in entries if (p := run_entry(e, top)) is not None]
-        problems += troubles
         facts: dict[str, Any] = {"files": [str(e.path) for e in entries]}
+        if not entries:  # nothing of ours to run: a file we cannot read is said, not failed
+            says = "; ".join(troubles) + " (no edit hook of git-lacunari found)"
+            found.append((name, WARN, says, facts))
+            continue
+        problems += troubles
         if problems:
             fix = f"`git lac hooks install --agent {harness.value}` writes a working entry"
             found.append((name, FAIL, f"{'; '.join(problems)}: {fix}", facts))

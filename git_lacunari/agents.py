@@ -44,10 +44,12 @@ tools in https://geminicli.com/docs/tools/file-system and .../tools/shell):
 object ``{"ok": B, "decision": "allow"|"deny", "reason": R, ...}``, exit 0
 allowed or 1 refused, as every ``git lac`` command.
 
-Both harnesses treat exit 2 as "block, stderr is the reason" and any other
-non-zero exit as a warning that lets the call through; our own exit codes
-(README, "Exit codes") agree with that: 2 (a bad setting) blocks, 3 (cannot
-work here) does not.
+Both harnesses treat exit 2 as "block, stderr is the reason". Any other
+non-zero exit is a warning that lets the call through in Claude Code, and in
+Gemini CLI for exit 1 only (0.61.0's convertPlainTextToHookOutput denies on
+every other code). Our own exit codes (README, "Exit codes"): 2 (a bad
+setting) blocks; the installed command (:func:`hook_command`) turns every
+other failure into exit 2 with how to get out.
 """
 
 from __future__ import annotations

@@ -44,10 +44,12 @@ tools in https://geminicli.com/docs/tools/file-system and .../tools/shell):
 object ``{"ok": B, "decision": "allow"|"deny", "reason": R, ...}``, exit 0
 allowed or 1 refused, as every ``git lac`` command.
 
-Both harnesses treat exit 2 as "block, stderr is the reason" and any other
-non-zero exit as a warning that lets the call through; our own exit codes
-(README, "Exit codes") agree with that: 2 (a bad setting) blocks, 3 (cannot
-work here) does not.
+Both harnesses treat exit 2 as "block, stderr is the reason". Any other
+non-zero exit is a warning that lets the call through in Claude Code, and in
+Gemini CLI for exit 1 only (0.61.0's convertPlainTextToHookOutput denies on
+every other code). Our own exit codes (README, "Exit codes"): 2 (a bad
+setting) blocks; the installed command (:func:`hook_command`) turns every
+other failure into exit 2 with how to get out.
 """
 
 from __future__ import annotations
@@ -219,14 +221,31 @@ def answer(
     return Answer(0 if allowed else 1, json.dumps(generic, sort_keys=True), notes)
 
 
-# --- installing the hook in a harness's project settings -----------------------------
+# --- installing the hooks in a harness's settings ------------------------------------
+#
+# Two entries per harness: the edit guard on the pre-tool event, and the probe
+# on SessionStart, which tells the agent whether the guard is on.
+#
+# SessionStart (Claude Code: https://code.claude.com/docs/en/hooks, "SessionStart",
+# and claude_agent_sdk/types.py's SessionStartHookSpecificOutput; Gemini CLI
+# 0.61.0: docs/hooks/reference.md, "SessionStart", and its bundle's
+# getAdditionalContext): exit 0 with {"hookSpecificOutput": {"hookEventName":
+# "SessionStart", "additionalContext": TEXT}} puts TEXT before the agent, and
+# "systemMessage" shows a line to the user. It never blocks.
+#
+# Both run the command through a shell (Gemini CLI 0.61.0: `bash -c COMMAND`,
+# cwd and GEMINI_PROJECT_DIR the project root, CLAUDE_PROJECT_DIR as an alias;
+# Claude Code: CLAUDE_PROJECT_DIR). An exit other than 0 and 2 is a warning in
+# Claude Code, which then makes the edit, and a refusal in Gemini CLI (0.61.0's
+# convertPlainTextToHookOutput: any code but 0 and 1 denies): so our command
+# turns every failure of git-lac into exit 2, with a line saying how to get out.
 
 
 class Settings(NamedTuple):
     """Where a harness keeps a project's hooks, and our entry there."""
 
     harness: Harness
-    file: str  # relative to the top of the work tree
+    file: str  # the project scope's, relative to the top of the work tree
     event: str
     matcher: str
     timeout: int  # in the harness's own unit
@@ -237,7 +256,7 @@ SETTINGS = {
         Harness.CLAUDE,
         ".claude/settings.json",
         "PreToolUse",
-        "Write|Edit|MultiEdit|NotebookEdit|Bash",
+        "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell",
         30,  # seconds
     ),
     Harness.GEMINI: Settings(
@@ -249,27 +268,117 @@ SETTINGS = {
     ),
 }
 INSTALLABLE = tuple(s.harness.value for s in SETTINGS.values())
-HOOK_NAME = "git-lacunari"  # Gemini's `name`; how our entry is known in either file
+HOOK_NAME = "git-lacunari"  # Gemini's `name` of the edit guard
+PROBE_NAME = "git-lacunari-probe"  # ... and of the probe
+START_EVENT = "SessionStart"
+PROBE_TIMEOUT = {Harness.CLAUDE: 60, Harness.GEMINI: 60000}  # s, ms
+TO_SECONDS = {Harness.CLAUDE: 1.0, Harness.GEMINI: 0.001}
+
+# Each harness's settings files, by scope: relative to the top of the work
+# tree, or (``~/``) to the home directory. Claude Code reads all three, and
+# keeps settings.local.json out of git itself; Gemini CLI has no local scope.
+SCOPES: dict[Harness, dict[str, str]] = {
+    Harness.CLAUDE: {
+        "project": ".claude/settings.json",
+        "local": ".claude/settings.local.json",
+        "user": "~/.claude/settings.json",
+    },
+    Harness.GEMINI: {"project": ".gemini/settings.json", "user": "~/.gemini/settings.json"},
+}
+SCOPE_NAMES = ("project", "local", "user")
 
 
-def hook_command(executable: str, harness: Harness) -> str:
-    quoted = "'" + executable.replace("'", "'\\''") + "'"
-    return f"{quoted} guard edit --harness {harness.value}"
+def settings_path(harness: Harness, scope: str, top: Path | None) -> Path:
+    from pathlib import Path
+
+    where = SCOPES[harness][scope]
+    if where.startswith("~/"):
+        return Path.home() / where[2:]
+    assert top is not None
+    return top / where
+
+
+def _uninstall_hint(harness: Harness, scope: str) -> str:
+    return f"git lac hooks uninstall --agent {harness.value}" + (
+        f" --scope {scope}" if scope != "project" else ""
+    )
+
+
+def fallback_line(harness: Harness, scope: str) -> str:
+    """What the edit hook says (exit 2) when git-lac is not there or fails."""
+    return (
+        "git-lacunari: git-lac is not on PATH or could not run (exit $s): tool call refused. "
+        "Install git-lacunari (pip install git-lacunari) so that git-lac is on PATH, "
+        "set LAC_GUARD=off to skip the guard, or take the hook out: "
+        + _uninstall_hint(harness, scope)
+    )
+
+
+def hook_command(harness: Harness, scope: str = "project") -> str:
+    """The edit guard's command: git-lac from PATH (never a path of the
+    installing machine), and exit 2 with how to get out when it is missing or
+    fails (an exit other than 0 or 2: 1, a crash, 127 from a missing
+    interpreter); LAC_GUARD=off lets the call through even then."""
+    return (
+        "s=127; command -v git-lac >/dev/null 2>&1 && "
+        f"{{ git-lac guard edit --harness {harness.value}; s=$?; }}; "
+        "case $s in 0|2) exit $s;; esac; "
+        "case ${LAC_GUARD-} in [Oo][Ff][Ff]|0|[Ff][Aa][Ll][Ss][Ee]|[Nn][Oo]) "
+        'echo "git-lacunari: edit guard skipped (LAC_GUARD=off)" >&2; exit 0;; esac; '
+        f'echo "{fallback_line(harness, scope)}" >&2; exit 2'
+    )
+
+
+def probe_said(harness: Harness, text: str, *, tell_user: bool) -> str:
+    """SessionStart's answer: ``text`` for the agent (and the user)."""
+    out: dict[str, Any] = {
+        "hookSpecificOutput": {"hookEventName": START_EVENT, "additionalContext": text}
+    }
+    if tell_user:
+        out["systemMessage"] = text
+    return json.dumps(out)
+
+
+def probe_command(harness: Harness, scope: str = "project") -> str:
+    """The SessionStart probe's command: ``git lac guard probe``, from PATH;
+    when it is missing or fails, the same news in the harness's own form."""
+    import shlex
+
+    off = probe_said(
+        harness,
+        "git-lacunari edit guard: OFF: git-lac is not on PATH or could not run, so "
+        f"the {harness.value} edit hook refuses every tool call it checks. Install "
+        "git-lacunari (pip install git-lacunari), set LAC_GUARD=off to skip the guard, "
+        f"or take the hooks out: {_uninstall_hint(harness, scope)}",
+        tell_user=True,
+    )
+    return (
+        "s=127; command -v git-lac >/dev/null 2>&1 && "
+        f"{{ git-lac guard probe --harness {harness.value}; s=$?; }}; "
+        f"[ $s = 0 ] || printf '%s\\n' {shlex.quote(off)}; exit 0"
+    )
 
 
 def _is_ours(hook: Any) -> bool:
-    return (
-        isinstance(hook, dict)
-        and isinstance(hook.get("command"), str)
-        and " guard edit --harness " in hook["command"]
-        and "git-lac" in hook["command"]
+    """Our entry, in any form we ever wrote (the old one named git-lac by an
+    absolute path: ``'/venv/bin/git-lac' guard edit --harness NAME``)."""
+    if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
+        return False
+    command = hook["command"]
+    return "git-lac" in command and (
+        " guard edit --harness " in command or " guard probe --harness " in command
     )
+
+
+def is_edit_entry(hook: Any) -> bool:
+    return _is_ours(hook) and " guard edit --harness " in hook["command"]
 
 
 class SettingsChange(NamedTuple):
     harness: str
     path: str
     action: str  # installed, unchanged, removed, absent
+    scope: str = "project"
 
 
 def _load(path: Path) -> dict[str, Any] | None:
@@ -281,15 +390,30 @@ def _load(path: Path) -> dict[str, Any] | None:
         data = json.loads(path.read_text("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidInput(f"{path} is not valid JSON ({exc}); nothing was changed") from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path} ({exc.strerror}); nothing was changed") from None
     if not isinstance(data, dict):
         raise InvalidInput(f"{path} is not a JSON object; nothing was changed")
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
         raise InvalidInput(f'{path}: "hooks" is not an object; nothing was changed')
+    for event, groups in (hooks or {}).items():
+        if event in SETTINGS_EVENTS and not isinstance(groups, list):
+            raise InvalidInput(f'{path}: "hooks.{event}" is not a list; nothing was changed')
     return data
 
 
+SETTINGS_EVENTS = {s.event for s in SETTINGS.values()} | {START_EVENT}
+
+
+def load_settings(path: Path) -> dict[str, Any] | None:
+    """A harness's settings file as JSON (None when there is none); bad: InvalidInput."""
+    return _load(path)
+
+
 def _write(path: Path, data: dict[str, Any]) -> None:
+    if path.is_symlink():  # a dotfiles link: the file it names changes, the link stays
+        path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "utf-8")
@@ -309,7 +433,9 @@ def _without_ours(groups: list[Any]) -> list[Any]:
     return kept
 
 
-def _ours_count(groups: list[Any]) -> int:
+def _ours_count(groups: Any) -> int:
+    if not isinstance(groups, list):
+        return 0
     return sum(
         1
         for group in groups
@@ -319,60 +445,79 @@ def _ours_count(groups: list[Any]) -> int:
     )
 
 
-def install_settings(
-    toplevel: Path, harness: Harness, executable: str, backup_dir: Path
-) -> SettingsChange:
-    """Merge our hook into the harness's project settings, keeping everything
-    else. The file as it was is kept in ``backup_dir`` (the git dir), so that
-    uninstalling gives it back byte for byte when nothing else changed."""
+def our_groups(harness: Harness, scope: str) -> dict[str, dict[str, Any]]:
+    """Event -> the hook group we install there."""
     spec = SETTINGS[harness]
-    path = toplevel / spec.file
+    edit: dict[str, Any] = {"type": "command", "command": hook_command(harness, scope)}
+    probe: dict[str, Any] = {"type": "command", "command": probe_command(harness, scope)}
+    if harness is Harness.GEMINI:
+        edit["name"], probe["name"] = HOOK_NAME, PROBE_NAME
+    edit["timeout"], probe["timeout"] = spec.timeout, PROBE_TIMEOUT[harness]
+    # SessionStart without a matcher: every start (new, resumed, cleared, compacted).
+    return {spec.event: {"matcher": spec.matcher, "hooks": [edit]}, START_EVENT: {"hooks": [probe]}}
+
+
+def _backup(backup_dir: Path, harness: Harness, scope: str) -> Path:
+    return backup_dir / f"{harness.value}-{scope}.json"
+
+
+def check_settings(harness: Harness, scope: str, top: Path | None) -> None:
+    """Raise InvalidInput, before anything is written, for a file we could not merge into."""
+    _load(settings_path(harness, scope, top))
+
+
+def install_settings(
+    harness: Harness, scope: str, top: Path | None, backup_dir: Path
+) -> SettingsChange:
+    """Merge our hooks into the harness's settings of that scope, keeping
+    everything else, and replacing any older entry of ours. The file as it
+    was is kept in ``backup_dir``, so that uninstalling gives it back byte for
+    byte when nothing else changed."""
+    path = settings_path(harness, scope, top)
     data = _load(path)
     hooks = dict((data or {}).get("hooks") or {})
-    groups = hooks.get(spec.event) or []
-    if not isinstance(groups, list):
-        from .errors import InvalidInput
-
-        raise InvalidInput(f'{path}: "hooks.{spec.event}" is not a list; nothing was changed')
-    entry: dict[str, Any] = {"type": "command", "command": hook_command(executable, harness)}
-    if harness is Harness.GEMINI:
-        entry["name"] = HOOK_NAME
-    entry["timeout"] = spec.timeout
-    ours = {"matcher": spec.matcher, "hooks": [entry]}
-    if ours in groups and _ours_count(groups) == 1:
-        return SettingsChange(harness.value, str(path), "unchanged")
-    if _ours_count(groups) == 0:  # the user's own file, before we touched it
-        backup = backup_dir / f"{harness.value}.json"
+    had_ours = any(_ours_count(groups) for groups in hooks.values())
+    for event, ours in our_groups(harness, scope).items():
+        groups = hooks.get(event) or []
+        if _ours_count(groups) == 1 and ours in groups:
+            continue  # already ours, as this version writes it: left where it is
+        hooks[event] = [*_without_ours(groups), ours]
+    new = {**(data or {}), "hooks": hooks}
+    if new == data:
+        return SettingsChange(harness.value, str(path), "unchanged", scope)
+    if not had_ours:  # the user's own file, before we touched it
+        backup = _backup(backup_dir, harness, scope)
         backup.parent.mkdir(parents=True, exist_ok=True)
         if data is None:
             backup.unlink(missing_ok=True)
         else:
             backup.write_bytes(path.read_bytes())
-    hooks[spec.event] = [*_without_ours(groups), ours]
-    _write(path, {**(data or {}), "hooks": hooks})
-    return SettingsChange(harness.value, str(path), "installed")
+    _write(path, new)
+    return SettingsChange(harness.value, str(path), "installed", scope)
 
 
-def uninstall_settings(toplevel: Path, harness: Harness, backup_dir: Path) -> SettingsChange:
-    """Take our hook out again: what install added goes, nothing else changes.
+def uninstall_settings(
+    harness: Harness, scope: str, top: Path | None, backup_dir: Path
+) -> SettingsChange:
+    """Take our hooks out again: what install added goes, nothing else changes.
     When the rest equals the file as install found it, that file comes back
     byte for byte (or goes, if there was none)."""
-    spec = SETTINGS[harness]
-    path = toplevel / spec.file
+    path = settings_path(harness, scope, top)
     data = _load(path)
-    groups = (data or {}).get("hooks", {}).get(spec.event)
-    if data is None or not isinstance(groups, list) or _ours_count(groups) == 0:
-        return SettingsChange(harness.value, str(path), "absent")
-    hooks = dict(data["hooks"])
-    kept = _without_ours(groups)
-    if kept:
-        hooks[spec.event] = kept
-    else:
-        del hooks[spec.event]
-    rest = {**data, "hooks": hooks}
-    if not hooks:
+    hooks = (data or {}).get("hooks") or {}
+    if data is None or not any(_ours_count(groups) for groups in hooks.values()):
+        return SettingsChange(harness.value, str(path), "absent", scope)
+    kept_hooks = {}
+    for event, groups in hooks.items():
+        kept = _without_ours(groups) if _ours_count(groups) else groups
+        if kept or not _ours_count(groups):
+            kept_hooks[event] = kept
+    rest = {**data, "hooks": kept_hooks}
+    if not kept_hooks:
         del rest["hooks"]
-    backup = backup_dir / f"{harness.value}.json"
+    backup = _backup(backup_dir, harness, scope)
+    if not backup.exists() and scope == "project":  # kept by a version before scopes
+        backup = backup_dir / f"{harness.value}.json"
     original = _load(backup) if backup.exists() else None
     if original is not None and original == rest:
         path.write_bytes(backup.read_bytes())
@@ -383,7 +528,7 @@ def uninstall_settings(toplevel: Path, harness: Harness, backup_dir: Path) -> Se
     else:
         _write(path, rest)
     backup.unlink(missing_ok=True)
-    return SettingsChange(harness.value, str(path), "removed")
+    return SettingsChange(harness.value, str(path), "removed", scope)
 
 
 def _suppress_oserror() -> Any:

@@ -463,6 +463,12 @@ def _guard_edit(harness_name: str | None, stdin_text: str, cwd: str) -> Found:
     rel, written = repo_paths(targets(request), request.cwd, place.top) if place else ([], [])
     if place is None or not rel:  # no path of this repository: the board is not asked
         return _answer(request.harness, allowed=True, body={"checked": [], "locked": []})
+    if os.environ.get("LAC_PROBE_HELD"):  # the probe's canary (guard/canary.py): no board
+        from .guard.canary import edit_answer
+
+        if (probed := edit_answer(rel)) is not None:
+            body = {"checked": rel, "locked": []}
+            return _answer(request.harness, allowed=probed[0], reason=probed[1], body=body)
     from .edit_helper import ask, spawn
 
     asked = ask(place.git_dir, place.top, rel, written, request.cwd)

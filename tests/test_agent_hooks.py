@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -52,14 +53,16 @@ def test_install_keeps_theirs_is_idempotent_and_uninstall_restores(
     path.write_text(original)
     result = lac("hooks", "install", "--agent", agent, "--json")
     assert result.code == 0, result.err
-    assert result.json["agents"] == [{"harness": agent, "path": str(path), "action": "installed"}]
+    assert result.json["agents"] == [
+        {"harness": agent, "path": str(path), "action": "installed", "scope": "project"}
+    ]
     after = json.loads(path.read_text())
     theirs = json.loads(original)
     groups = after["hooks"][event]
     assert groups[:-1] == theirs["hooks"][event]  # theirs kept, in order
     ours = groups[-1]["hooks"][0]
     assert ours["type"] == "command"
-    assert ours["command"].endswith(f"guard edit --harness {agent}")
+    assert f"git-lac guard edit --harness {agent};" in ours["command"]
     for key in set(theirs) - {"hooks"}:
         assert after[key] == theirs[key]
     for other in set(theirs["hooks"]) - {event}:
@@ -80,7 +83,7 @@ def test_install_without_a_file_creates_it_and_uninstall_removes_it(lac: Lac, re
     assert lac("hooks", "install", "--agent", "claude-code", "--agent", "gemini").code == 0
     claude = json.loads((repo / ".claude/settings.json").read_text())
     (group,) = claude["hooks"]["PreToolUse"]
-    assert group["matcher"] == "Write|Edit|MultiEdit|NotebookEdit|Bash"
+    assert group["matcher"] == "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell"
     assert group["hooks"][0]["timeout"] == 30  # seconds, in Claude Code
     gemini = json.loads((repo / ".gemini/settings.json").read_text())
     (group,) = gemini["hooks"]["BeforeTool"]
@@ -120,7 +123,7 @@ def test_the_installed_command_runs_the_hook(lac: Lac, repo: Path) -> None:
     assert lac_process(repo, "hooks", "install", "--agent", "claude-code").code == 0
     settings = json.loads((repo / ".claude/settings.json").read_text())
     command = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    assert command.startswith("'/")  # git-lac by absolute path: a harness may have another PATH
+    assert command.startswith("s=127; command -v git-lac ")  # from PATH: portable
     payload = {
         "session_id": "s",
         "transcript_path": "/tmp/t",
@@ -136,6 +139,7 @@ def test_the_installed_command_runs_the_hook(lac: Lac, repo: Path) -> None:
         "tool_use_id": "t1",
     }
     env = {**os.environ, "LAC_AGENT": "alice", "LAC_EDIT_HELPER": "off"}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"  # git-lac on PATH
     proc = subprocess.run(
         ["sh", "-c", command],
         cwd=repo,

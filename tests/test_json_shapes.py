@@ -364,7 +364,9 @@ SUCCESS: dict[str, Schema] = {
     "help": success(command=STR, help=STR),
     "hooks uninstall": success(hooks=array(HOOK_CHANGE)),
     # `hooks install|uninstall --agent NAME`: a harness's project settings (issue 23).
-    "hooks install --agent": success(agents=array(obj(harness=STR, path=STR, action=STR))),
+    "hooks install --agent": success(
+        agents=array(obj(harness=STR, path=STR, action=STR, scope=STR))
+    ),
     "wait": success(paths=array(STR), waited=NUM, locked=array(LOCK), finished=array(INT)),
     "keeper": success(
         expired=array(EXPIRED),
@@ -669,8 +671,9 @@ def test_every_command_json_matches_its_documented_shape(
     # `serve` runs until it is stopped: its one --json object is printed when
     # it listens ("ok": true, its url), and the stop is told by the exit code;
     # checked on a real process in tests/test_serve.py.
-    # `guard edit` (and its helper) and `mcp` speak other protocols than --json
-    # (an agent harness's, MCP's): tests/test_edit_guard.py and tests/test_mcp.py.
+    # `guard edit` (and its helper), `guard probe` and `mcp` speak other protocols
+    # than --json (an agent harness's, MCP's): tests/test_edit_guard.py,
+    # tests/test_agent_install.py and tests/test_mcp.py.
     every_command = {
         " ".join(path)
         for path in walk(cli)
@@ -684,6 +687,7 @@ def test_every_command_json_matches_its_documented_shape(
             ["serve"],
             ["guard", "edit"],
             ["guard", "edit-helper"],
+            ["guard", "probe"],
             ["mcp"],
         )
     }

@@ -34,6 +34,21 @@ def guard_edit_cmd(session: Session, as_json: bool, harness: str | None) -> Resu
     return verbs.guard_edit(session, as_json, harness)
 
 
+@click.command("probe", context_settings=CONTEXT)
+@click.option("--harness", metavar="NAME", required=True, help="claude-code or gemini.")
+@common
+def guard_probe_cmd(session: Session, as_json: bool, harness: str) -> Result:
+    """What an agent harness runs at SessionStart: is the edit guard on?
+
+    Runs each edit hook of git-lacunari in the harness's settings as the
+    harness would, on a canary (LAC_PROBE_HELD: a path held by "lac-probe",
+    nothing written to the board), and tells the agent, in the harness's
+    form, "git-lacunari edit guard: on" or what is wrong. Always exit 0.
+    Installed by `git lac hooks install --agent NAME`.
+    """
+    return verbs.guard_probe(session, harness)
+
+
 @click.command("edit-helper", context_settings=CONTEXT, hidden=True)
 @common
 def guard_edit_helper_cmd(session: Session, as_json: bool) -> Result:
@@ -42,8 +57,10 @@ def guard_edit_helper_cmd(session: Session, as_json: bool) -> Result:
     return verbs.edit_helper(session)
 
 
-def _agent_hooks(session: Session, as_json: bool, agents: tuple[str, ...], remove: bool) -> Result:
-    return verbs.agent_hooks(session, agents, remove)
+def _agent_hooks(
+    session: Session, as_json: bool, agents: tuple[str, ...], remove: bool, scope: str | None
+) -> Result:
+    return verbs.agent_hooks(session, agents, remove, scope)
 
 
 def with_agent_options(command: click.Command, *, removing: bool) -> None:
@@ -53,7 +70,13 @@ def with_agent_options(command: click.Command, *, removing: bool) -> None:
             ["--agent", "agents"],
             multiple=True,
             metavar="NAME",
-            help="The edit hook in an agent harness's project settings: claude-code, gemini.",
+            help="The edit hook in an agent harness's settings: claude-code, gemini.",
+        ),
+        click.Option(
+            ["--scope"],
+            type=click.Choice(["project", "local", "user"]),
+            help="With --agent: which settings file (default: project; local is "
+            "Claude Code's .claude/settings.local.json; user the home directory's).",
         ),
     ]
     if not removing:
@@ -63,10 +86,14 @@ def with_agent_options(command: click.Command, *, removing: bool) -> None:
     plain = command.callback
     assert plain is not None
 
-    def callback(*, agents: tuple[str, ...], uninstall: bool = False, **kwargs: Any) -> Any:
+    def callback(
+        *, agents: tuple[str, ...], scope: str | None, uninstall: bool = False, **kwargs: Any
+    ) -> Any:
         if not agents:
-            if uninstall:
-                raise click.UsageError("--uninstall goes with --agent NAME")
+            if uninstall or scope:
+                raise click.UsageError(
+                    f"--{'uninstall' if uninstall else 'scope'} goes with --agent NAME"
+                )
             return plain(**kwargs)
         if any(kwargs.get(k) for k in ("force", "server", "global_ok")):
             raise click.UsageError("--agent takes no --force, --server or --global-hooks-path")
@@ -76,6 +103,7 @@ def with_agent_options(command: click.Command, *, removing: bool) -> None:
             as_name=kwargs["as_name"],
             agents=agents,
             remove=removing or uninstall,
+            scope=scope,
         )
 
     command.callback = callback

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..edge import Result
@@ -29,6 +30,30 @@ def guard_edit(session: Session, as_json: bool, harness: str | None) -> Result:
     return Result(shown=True, warnings=notes, unfinished=refused[0] if said.code else None)
 
 
+def guard_probe(session: Session, harness_name: str) -> Result:
+    """The SessionStart hook: whether the edit guard is on, in the harness's
+    form for the agent (and, when it is not, a line for the user). Exit 0."""
+    import json
+
+    from ..agent_probe import guard_state
+    from ..agents import HARNESS_NAMES, INSTALLABLE, SETTINGS, probe_said
+
+    harness = HARNESS_NAMES.get(harness_name.lower())
+    if harness not in SETTINGS:
+        raise InvalidInput(f"unknown harness {harness_name!r}; use one of {', '.join(INSTALLABLE)}")
+    text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    try:
+        given = json.loads(text) if text.strip() else {}
+    except ValueError:
+        given = {}
+    cwd = given.get("cwd") if isinstance(given, dict) else None
+    if not isinstance(cwd, str) or not os.path.isdir(cwd):
+        cwd = os.getcwd()
+    on, said = guard_state(harness, cwd)
+    print(probe_said(harness, said, tell_user=not on), flush=True)
+    return Result(shown=True)
+
+
 def edit_helper(session: Session) -> Result:
     from ..edit_server import serve
     from ..errors import CannotWorkHere
@@ -38,29 +63,61 @@ def edit_helper(session: Session) -> Result:
     return Result({"served": True}, "")
 
 
-def agent_hooks(session: Session, agents: tuple[str, ...], remove: bool) -> Result:
-    """Install or remove the edit hook in each agent harness's project settings."""
-    from ..agents import HARNESS_NAMES, INSTALLABLE, SETTINGS, install_settings, uninstall_settings
-    from ..hooks import lac_executable
+def agent_hooks(
+    session: Session, agents: tuple[str, ...], remove: bool, scope: str | None = None
+) -> Result:
+    """Install or remove the edit hook (and the SessionStart probe) in each
+    agent harness's settings of one scope (default: the project's)."""
+    from ..agents import (
+        HARNESS_NAMES,
+        INSTALLABLE,
+        SCOPE_NAMES,
+        SCOPES,
+        SETTINGS,
+        check_settings,
+        install_settings,
+        uninstall_settings,
+    )
 
+    scope = scope or "project"
+    if scope not in SCOPE_NAMES:
+        raise InvalidInput(f"unknown scope {scope!r}; use one of {', '.join(SCOPE_NAMES)}")
     chosen = []
     for name in agents:
         harness = HARNESS_NAMES.get(name.lower())
         if harness not in SETTINGS:
             raise InvalidInput(f"unknown agent {name!r}; supported: {', '.join(INSTALLABLE)}")
+        if scope not in SCOPES[harness]:
+            has = " and ".join(SCOPES[harness])
+            raise InvalidInput(
+                f"{harness.value} has no {scope} scope (it reads {has} settings): "
+                f"use --scope {' or --scope '.join(SCOPES[harness])}; nothing was changed"
+            )
         chosen.append(harness)
-    repo = session.repo
-    backups = repo.git_dir / "lacunari" / "agent-settings"
+    top = None if scope == "user" else session.repo.toplevel
+    backups = _backups(session, scope)
+    unique = list(dict.fromkeys(chosen))
+    for harness in unique:  # every file readable before any is written
+        check_settings(harness, scope, top)
     changes = [
-        uninstall_settings(repo.toplevel, h, backups)
+        uninstall_settings(h, scope, top, backups)
         if remove
-        else install_settings(repo.toplevel, h, lac_executable(), backups)
-        for h in dict.fromkeys(chosen)
+        else install_settings(h, scope, top, backups)
+        for h in unique
     ]
     return Result(
         {"agents": [c._asdict() for c in changes]},
         "\n".join(f"{c.harness}: {c.action} ({c.path})" for c in changes),
     )
+
+
+def _backups(session: Session, scope: str) -> Path:
+    """Where the settings file as install found it is kept: this repository's
+    git dir for its own scopes, the user's state directory for ~/."""
+    if scope != "user":
+        return session.repo.git_dir / "lacunari" / "agent-settings"
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(Path.home(), ".local", "state")
+    return Path(state) / "git-lacunari" / "agent-settings"
 
 
 def mcp(session: Session) -> Result:

@@ -48,7 +48,7 @@ def _where(session: Session) -> tuple[Repo, bool]:
 
 def run(session: Session) -> Result:
     repo, bare = _where(session)
-    checks = [_repository(repo, bare), _hooks(repo, bare)]
+    checks = [_repository(repo, bare), _hooks(repo, bare), *_probes(repo, bare)]
     chosen, board_checks = _board(repo, bare)
     checks += board_checks
     if chosen is not None:
@@ -131,6 +131,15 @@ def _hooks(repo: Repo, bare: bool) -> Check:
     parts = [s.said(n, fix) for n, s in troubles]
     parts += [s.note for s in states.values() if s.note]
     return Check("hooks", FAIL if failing else WARN, "; ".join(parts), facts)
+
+
+def _probes(repo: Repo, bare: bool) -> list[Check]:
+    """The guards run live on the canary: the server's pre-receive; here the
+    pre-commit and each agent harness's edit hook (doctor_probes.py)."""
+    from .doctor_probes import agent_checks, pre_commit_check, pre_receive_check
+
+    found = [pre_receive_check(repo)] if bare else [pre_commit_check(repo), *agent_checks(repo)]
+    return [Check(*f) for f in found if f is not None]
 
 
 def _board(repo: Repo, bare: bool) -> tuple[Any, list[Check]]:

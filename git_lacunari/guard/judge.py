@@ -614,6 +614,11 @@ def judge_receive(
     refs = parse_receive_lines(stdin_text)  # every line first: one refusal rejects them all
     pusher = server_pusher(repo, env)
     plan = receive_plan(repo, refs)  # an id it cannot read: refused before anything else
+    if env.get("LAC_PROBE_HELD"):  # the probe's canary (guard/canary.py): no board
+        from .canary import receive_verdict
+
+        if (probed := receive_verdict(plan, pusher)) is not None:
+            return probed
     check_board_kept(repo, refs)
     changed = sorted({p for _, _, ps in plan for p in ps})
     if not changed:
@@ -675,6 +680,11 @@ def judge_hook(
         from ..reconcile.worktree import refuse_markers
 
         refuse_markers(repo)
+        if os.environ.get("LAC_PROBE_HELD"):  # the probe's canary (guard/canary.py): no board
+            from .canary import commit_verdict
+
+            if (probed := commit_verdict(staged_paths(repo))) is not None:
+                return probed
     try:
         require_existing_board(repo, repo.get("lac.url"))
     except NoBoard:  # silent: a repository that never used git lac (a global hooksPath)

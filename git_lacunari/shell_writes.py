@@ -16,6 +16,15 @@ import glob
 import os
 import re
 import shlex
+from typing import NamedTuple
+
+
+class Write(NamedTuple):
+    """One path a command may write."""
+
+    path: str  # absolute, normalised (os.path.normpath), not symlink-resolved
+    tree: bool  # True: everything under path may be written
+
 
 SEPARATORS = frozenset({";", "&&", "||", "|", "&", "|&", "(", ")", "{", "}"})
 REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&", "<>"})
@@ -184,7 +193,7 @@ def _command_targets(words: list[str]) -> tuple[list[str], str | None]:
     return targets, None
 
 
-def write_targets(command: str, cwd: str) -> list[str]:
+def write_targets(command: str, cwd: str) -> list[Write]:
     """Absolute paths the command obviously writes (created, changed, moved or
     removed), resolved from ``cwd`` and its ``cd`` steps; globs expanded as
     the shell would. What cannot be read here (variables, substitutions) is
@@ -211,4 +220,4 @@ def write_targets(command: str, cwd: str) -> list[str]:
                 found.extend(sorted(glob.glob(full)) or [])
             else:
                 found.append(full)
-    return list(dict.fromkeys(found))
+    return [Write(p, False) for p in dict.fromkeys(found)]

@@ -77,7 +77,7 @@ IN_HEREDOC = re.compile(r"[\\$`]")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 MAGIC = re.compile(r"(?<!\0)[*?\[]")
-FOUND = "\0found"  # find's {} (never in a real argument: NULs are dropped)
+FOUND = "\x02{}"  # find's {} (never in a real argument: \x02 is dropped from the input)
 
 RESERVED = frozenset(
     {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "esac"}
@@ -656,6 +656,8 @@ class _Reader:
         if depth > MAX_DEPTH:
             raise _TooMuch
         command = command.replace("\0", "").replace(UNKNOWN, "")
+        if depth == 0:
+            command = command.replace(FOUND[0], "")
         toks, _ = self.lexer.lex(command, 0, depth, False)
         self.run(toks, here, depth)
 

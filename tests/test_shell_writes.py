@@ -157,6 +157,9 @@ CASES: list[tuple[str, list[tuple[str, bool]]]] = [
     ("find src -delete", [("src", T)]),
     (r"find src notes -name x -exec rm {} \;", [("src", T), ("notes", T)]),
     ("find src -execdir rm x ';'", [("src", T)]),
+    ("find src -exec sh -c 'sed -i s/a/b/ {}' \\;", [("src", T)]),
+    ("find src -exec cp {} /tmp/out/ +", [("/tmp/out", T)]),
+    ("find src -exec mv {} {}.bak \\;", [("src", T)]),
     ("find src -name '*.py' -print", []),
     ("find -L src -fprint list.txt", [("list.txt", F)]),
     # substitutions and shells
@@ -166,6 +169,7 @@ CASES: list[tuple[str, list[tuple[str, bool]]]] = [
     ("diff <(rm p) >(tee t)", [("p", F), ("t", F)]),
     ('bash -c "cd src && sed -i s/a/b/ auth.py"', [("src/auth.py", F)]),
     ("sh -c 'rm x'; zsh -c 'rm y'; bash -lc 'rm z'", [("x", F), ("y", F), ("z", F)]),
+    ("sudo sh -c 'rm s'; bash -o pipefail -c 'rm p'", [("s", F), ("p", F)]),
     ("bash <<'EOF'\nrm inner\nEOF", [("inner", F)]),
     ("bash script.sh", []),
     # interpreters
@@ -338,10 +342,21 @@ def test_git_within_a_cd(repo: Path) -> None:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text())
+@given(st.text() | st.text(st.characters(exclude_categories=())))  # the second: lone surrogates
 def test_any_text_is_answered(command: str) -> None:
     got = read_writes(command, "/nonexistent/lac")
     assert all(isinstance(w, Write) and os.path.isabs(w.path) for w in got)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory with things globs, cp and rm -r can find."""
+    root = tmp_path_factory.mktemp("files")
+    for name in ("a", "b", "x", "{a,b}", "*", "é"):
+        (root / name).mkdir()
+        (root / name / "f.py").write_text("")
+    (root / "fix.patch").write_text(PATCH)
+    return root
 
 
 SHELLISH = st.lists(
@@ -382,17 +397,24 @@ SHELLISH = st.lists(
             "\ud800",
             "é",
             " ",
+            *("{}", "cp", "-r", "patch -p1 <", "fix.patch", "python -c", "'a'", "#", "$'"),
+            *("<(", "2>", "xargs", "\x02", "*", "a", "for", "do", "done", "case", "in", ";;"),
         ]
     ),
     max_size=40,
 ).map("".join)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(SHELLISH)
-def test_shellish_text_is_answered(command: str) -> None:
-    got = read_writes(command, "/nonexistent/lac")
-    assert all(isinstance(w, Write) for w in got)
+def test_shellish_text_is_answered(files: Path, command: str) -> None:
+    for cwd in ("/nonexistent/lac", str(files)):
+        got = read_writes(command, cwd)
+        assert all(isinstance(w, Write) and w.path == os.path.normpath(w.path) for w in got)
 
 
 @pytest.mark.parametrize(

@@ -64,7 +64,8 @@ MAX_PATH = 4096  # longer words name no file (PATH_MAX); not expanded
 MAX_EXPANSIONS = 512  # brace alternatives of one word
 MAX_GLOBS = 64
 MAX_GIT = 12  # git processes per command
-GIT_TIMEOUT = 2.0
+GIT_TIMEOUT = 2.0  # seconds, for one git process
+GIT_BUDGET = 4.0  # seconds, for all of one command's
 MAX_PATCH = 8 << 20  # bytes of a patch file read
 MAX_LITERALS = 2000
 
@@ -630,6 +631,7 @@ class _Reader:
         self.lexer = _Lexer()
         self.globs = 0
         self.gits = 0
+        self.git_until = 0.0  # the monotonic time git's budget ends
         self.tops: dict[str, str | None] = {}
         self.on_found: Callable[[], None] | None = None  # inside find -exec
 
@@ -648,6 +650,9 @@ class _Reader:
 
     def broad(self, here: str) -> None:
         """The top of the work tree (or ``here``) as a tree: nothing narrower is known."""
+        if FOUND in here:  # find -execdir: the start directories are broad enough
+            self.add(here, ".")
+            return
         top = self.top(here)
         self.found.append(Write(top if top is not None else os.path.normpath(here), True))
 
@@ -918,8 +923,13 @@ class _Reader:
     # -- git -------------------------------------------------------------
     def git_out(self, here: str, args: list[str], free: bool = False) -> str | None:
         """git's output (run in ``here``), None on any failure."""
+        import time
+
         self.gits += 0 if free else 1
-        if self.gits > MAX_GIT:
+        now = time.monotonic()
+        if not self.git_until:
+            self.git_until = now + GIT_BUDGET
+        if self.gits > MAX_GIT or now >= self.git_until:
             return None
         import subprocess
 
@@ -931,7 +941,7 @@ class _Reader:
                 env=env,
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
-                timeout=GIT_TIMEOUT,
+                timeout=min(GIT_TIMEOUT, self.git_until - now),
                 check=False,
             )
         except (OSError, ValueError, subprocess.SubprocessError):
@@ -1006,7 +1016,11 @@ class _Reader:
             if p is None:
                 continue
             full = os.path.join(here, p)
-            if not p.startswith(":") and not MAGIC.search(p) and _exists(full) and not _isdir(full):
+            if FOUND in p:  # find -exec git checkout -- {}
+                self.add(here, p)
+            elif (
+                not p.startswith(":") and not MAGIC.search(p) and _exists(full) and not _isdir(full)
+            ):
                 self.add(here, p)
             else:
                 judged.append(p)
@@ -1699,11 +1713,7 @@ _COMMANDS: dict[str, Handler] = {
 
 def read_writes(command: str, cwd: str) -> list[Write]:
     """:func:`write_targets`, raising on a defect (the tests call this)."""
-    cwd = (
-        os.path.normpath(os.path.join("/", cwd))
-        if not os.path.isabs(cwd)
-        else os.path.normpath(cwd)
-    )
+    cwd = os.path.abspath(cwd)
     reader = _Reader(cwd)
     try:
         reader.read(command, cwd, 0)

@@ -304,6 +304,8 @@ GIT_CASES: list[tuple[str, str, list[tuple[str, bool]]]] = [
     ("", "git diff other | git apply", []),
     ("", "git am fix.patch", [("core/auth.py", F), ("docs/old.md", F), ("docs/new.md", F)]),
     ("", "git status; git log > log.txt", [("log.txt", F)]),
+    ("", "find core -exec git checkout -- {} +", [("core", T)]),
+    ("", "find core -execdir git checkout -- . \\;", [("core", T)]),
 ]
 
 
@@ -472,3 +474,19 @@ def test_import_is_cheap() -> None:
     ).stdout
     loaded = eval(out)  # noqa: S307 - our own child's repr of a list of names
     assert not {"subprocess", "glob", "shlex", "click"} & set(loaded), loaded
+
+
+def test_a_hung_git_costs_its_budget_and_is_broad(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import git_lacunari.shell_writes as sw
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text("#!/bin/sh\nexec sleep 30\n")
+    (bin_dir / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    start = time.monotonic()
+    got = read_writes("git checkout -- . && git reset --hard && git stash", str(repo))
+    assert time.monotonic() - start < sw.GIT_BUDGET + 1.5
+    assert got == [Write(str(repo), T)]

@@ -1016,11 +1016,9 @@ class _Reader:
             if p is None:
                 continue
             full = os.path.join(here, p)
-            if FOUND in p:  # find -exec git checkout -- {}
-                self.add(here, p)
-            elif (
-                not p.startswith(":") and not MAGIC.search(p) and _exists(full) and not _isdir(full)
-            ):
+            plain = not p.startswith(":") and not MAGIC.search(p)
+            # a file is itself; so is find -exec's {} (its starts stand for it)
+            if FOUND in p or (plain and _exists(full) and not _isdir(full)):
                 self.add(here, p)
             else:
                 judged.append(p)

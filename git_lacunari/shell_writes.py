@@ -1503,17 +1503,27 @@ def _git(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> N
                 r.add(base, _strip(name, count if prefixed else max(count - 1, 0)))
     elif sub in ("merge", "pull", "rebase", "cherry-pick", "revert"):
         _rewrite(r, sub, rest, here)
-    elif sub in (
-        "bisect",
-        "read-tree",
-        "checkout-index",
-        "sparse-checkout",
-        "worktree",
-        "submodule",
-    ):
-        if sub == "bisect" and (not values or values[0] in ("log", "visualize", "view", "terms")):
-            return
-        r.broad(here)
+    elif sub in _GIT_BROAD:
+        action = values[0] if values else None
+        if action in _GIT_BROAD[sub]:
+            r.broad(here)  # the work tree, rewritten: judged no finer
+        elif sub == "worktree" and action in ("add", "remove", "move"):
+            for arg in _operands(rest[1:], "b", ("--reason",))[: 2 if action == "move" else 1]:
+                r.add(here, arg.value, True)
+        elif sub == "read-tree" and _flag(rest, "u"):
+            r.broad(here)
+
+
+# git commands that rewrite the work tree with what only running tells: the
+# subcommands (or first arguments) of each that do
+_GIT_BROAD: dict[str, frozenset[str | None]] = {
+    "bisect": frozenset({"start", "good", "bad", "new", "old", "skip", "reset", "run", "replay"}),
+    "sparse-checkout": frozenset({"set", "add", "reapply", "disable", "init"}),
+    "submodule": frozenset({"update", "deinit", "absorbgitdirs"}),
+    "checkout-index": frozenset({"-a", "--all", "-f", "--force", "-u", "--index"}),
+    "worktree": frozenset(),
+    "read-tree": frozenset(),
+}
 
 
 def _literal_prefix(pathspec: str) -> str:

@@ -305,6 +305,9 @@ GIT_CASES: list[tuple[str, str, list[tuple[str, bool]]]] = [
     ("", "git am fix.patch", [("core/auth.py", F), ("docs/old.md", F), ("docs/new.md", F)]),
     ("", "git status; git log > log.txt", [("log.txt", F)]),
     ("", "find core -exec git checkout -- {} +", [("core", T)]),
+    ("", "git bisect start; git bisect log", [(".", T)]),
+    ("", "git worktree add ../wt2 -b x; git worktree list", [("../wt2", T)]),
+    ("", "git sparse-checkout list; git submodule status; git read-tree HEAD", []),
     ("", "find core -execdir git checkout -- . \\;", [("core", T)]),
 ]
 

@@ -1370,7 +1370,19 @@ def _find(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> 
 
 def _git(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
     """The git commands that change the work tree, judged by what git would
-    change; a git failure is the top of the work tree as a tree."""
+    change, git run in the command's directory:
+
+    - ``checkout [TREE] -- P``, ``restore P``, ``reset --hard [REV]``,
+      ``stash``: a file pathspec is itself; a directory, glob or ``.`` is the
+      modified or staged files under it (``status --porcelain -z -uno``), or
+      with a TREE the files differing from it (``diff --name-only TREE``);
+    - ``clean -f``: ``ls-files --others`` (``--exclude-standard`` unless -x);
+    - ``checkout BRANCH``, ``switch``, ``merge``, ``rebase``: ``diff
+      --name-only HEAD OTHER``; ``cherry-pick C``/``revert C``: what C
+      changes (``diff C^ C``), not all that differs from HEAD;
+    - ``apply``/``am``: the patch's header paths, from the top;
+    - ``pull`` and sequencer steps (``--continue``): nothing is known before
+      they fetch or apply, so the top as a tree, as is any git failure."""
     k = 0
     while k < len(args):
         a = args[k].value

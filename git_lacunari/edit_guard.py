@@ -356,7 +356,8 @@ def targets(request: EditRequest) -> list[str]:
     if request.shell is not None:
         from .shell_writes import write_targets
 
-        given += write_targets(request.shell, os.path.join(request.cwd, request.shell_dir or ""))
+        where = os.path.join(request.cwd, request.shell_dir or "")
+        given += [w.path for w in write_targets(request.shell, where)]
     return given
 
 

@@ -67,7 +67,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import REPO_ROOT, git, pg_schema
+from .conftest import REPO_ROOT, git, lac_inprocess, pg_schema
 from .harness_model import ModelServer, Script
 
 # Read at import, before the seal moves HOME and drops LAC_* (LAC_TEST_* is kept).
@@ -129,7 +129,13 @@ def harness_bin(package: tuple[str, str, str]) -> Path:
 # --- the world: a repository, a board, the hook installed and committed ----------------
 
 
-def lac(cwd: Path, *args: str, path: str) -> str:
+def lac(cwd: Path, *args: str) -> None:
+    """`git lac ARGS` in this process: the board's set-up, cheaply."""
+    result = lac_inprocess(cwd, *args)
+    assert result.code == 0, f"git lac {' '.join(args)}: {result.err}"
+
+
+def lac_real(cwd: Path, *args: str, path: str) -> str:
     """`git lac ARGS` as a real process, finding git-lac on ``path``."""
     proc = subprocess.run(
         ["git", "lac", *args],
@@ -179,7 +185,7 @@ def make_world(tmp: Path, url: str | None, agents: tuple[str, ...], path: str = 
     out = tmp / "out"
     out.mkdir()
     # As the README's agent section: tasks declare their paths, claims hold them.
-    lac(repo, "init", *(["--url", url] if url else []), path=path)
+    lac(repo, "init", *(["--url", url] if url else []))
     lac(
         repo,
         "task",
@@ -189,13 +195,12 @@ def make_world(tmp: Path, url: str | None, agents: tuple[str, ...], path: str = 
         "src/auth.py",
         "--write",
         "held.ipynb",
-        path=path,
     )
-    lac(repo, "task", "add", "Notes", "--write", "free.txt", path=path)
-    lac(repo, "--as", "erin", "claim", "1", path=path)
-    lac(repo, "--as", "agent", "claim", "2", path=path)
-    for agent in agents:
-        lac(repo, "hooks", "install", "--agent", agent, path=path)
+    lac(repo, "task", "add", "Notes", "--write", "free.txt")
+    lac(repo, "--as", "erin", "claim", "1")
+    lac(repo, "--as", "agent", "claim", "2")
+    # Installed as a user does, by the git-lac first on PATH.
+    lac_real(repo, "hooks", "install", *(f"--agent={agent}" for agent in agents), path=path)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "edit hooks")
     return World(repo, out, path)

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -174,7 +175,9 @@ class World:
 def make_world(tmp: Path, url: str | None, agents: tuple[str, ...], path: str = LAC_PATH) -> World:
     for agent in agents:  # skip (or fail) before any setup
         harness_bin(PACKAGES[agent])
-    repo = tmp / "repo"
+    # An odd name on the way (a space, a non-ASCII letter): every path the
+    # harnesses hand the hook goes through it.
+    repo = tmp / "the repo é"
     (repo / "src").mkdir(parents=True)
     (repo / "src" / "auth.py").write_text(AUTH)
     (repo / "held.ipynb").write_text(json.dumps(NOTEBOOK, indent=1) + "\n")
@@ -182,7 +185,7 @@ def make_world(tmp: Path, url: str | None, agents: tuple[str, ...], path: str = 
     git(repo, "init", "-q")
     git(repo, "add", ".")
     git(repo, "commit", "-qm", "initial")
-    out = tmp / "out"
+    out = tmp / "out side"
     out.mkdir()
     # As the README's agent section: tasks declare their paths, claims hold them.
     lac(repo, "init", *(["--url", url] if url else []))
@@ -351,6 +354,8 @@ def edit(path: str) -> tuple[str, dict[str, Any]]:
 def claude_refusals(world: World) -> dict[str, list[tuple[str, dict[str, Any]]]]:
     auth = world.repo / "src" / "auth.py"
     shell = "Bash"
+    quoted = shlex.quote(str(world.out)), shlex.quote(str(auth))
+    cd_out = "cd {} && sed -i s/True/False/ {}".format(*quoted)
     return {
         "edit-absolute": [read(auth), edit(str(auth))],
         "edit-relative": [read(auth), edit("src/auth.py")],
@@ -358,7 +363,12 @@ def claude_refusals(world: World) -> dict[str, list[tuple[str, dict[str, Any]]]]
         "sed": [(shell, {"command": "sed -i s/True/False/ src/auth.py"})],
         "rm-rf-dot": [(shell, {"command": "rm -rf ."})],
         "checkout-dot": [(shell, {"command": "git checkout -- ."})],
-        "cd-out-sed": [(shell, {"command": f"cd {world.out} && sed -i s/True/False/ {auth}"})],
+        "cd-out-sed": [
+            (
+                shell,
+                {"command": cd_out},
+            )
+        ],
     }
 
 

@@ -33,6 +33,14 @@ Claude Code 2.1.197 (a native binary; ``ANTHROPIC_BASE_URL``):
 - Project hooks in ``.claude/settings.json`` run under ``-p`` without any
   trust prompt. ``acceptEdits`` does not approve ``Bash``: the free shell
   write needs ``--allowedTools Bash`` (the hook runs before that check).
+- ``rm -rf .`` in the work tree, when the hook lets it through, meets Claude
+  Code's own safety check (a permission "ask", refused under ``-p``): "Dangerous
+  rm operation detected: '<cwd>' … would remove a workspace directory". The
+  disk is safe, but the holder is not named: only the hook can say who holds
+  what, and its deny comes first (PreToolUse runs before permissions).
+- ``--add-dir D`` makes D a working directory: an Edit there is accepted
+  under ``acceptEdits`` like one in the cwd, and the hook's payload still
+  carries the session's ``cwd`` (the second work tree), not D.
 
 Gemini CLI 0.61.0 (bundled JavaScript under node; ``GOOGLE_GEMINI_BASE_URL``):
 - needs ``security.auth.selectedType: "gemini-api-key"`` in the user's
@@ -50,6 +58,14 @@ Gemini CLI 0.61.0 (bundled JavaScript under node; ``GOOGLE_GEMINI_BASE_URL``):
   command's output comes back wrapped in ``<untrusted_context>``.
 - ``run_shell_command`` takes ``command`` and ``dir_path`` (the shell tool's
   schema in 0.61.0: "The path of the directory to run the command in").
+- ``rm -rf .`` let through reaches GNU rm, which refuses it ("refusing to
+  remove '.' or '..' directory"): nothing is lost, nor is the holder named.
+- A hook's exit code, when its output is not JSON (hookRunner's
+  ``convertPlainTextToHookOutput``): 0 allows, 1 allows with a warning, ANY
+  other (2, 3, 127 for a command that is gone) denies, the text being the
+  reason. So a hook whose git-lac is gone blocks every write here
+  ("Tool execution blocked: bash: line 1: …/git-lac: No such file or
+  directory") while Claude Code (127 is a non-blocking error) lets it through.
 """
 
 from __future__ import annotations

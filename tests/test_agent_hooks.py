@@ -80,7 +80,7 @@ def test_install_without_a_file_creates_it_and_uninstall_removes_it(lac: Lac, re
     assert lac("hooks", "install", "--agent", "claude-code", "--agent", "gemini").code == 0
     claude = json.loads((repo / ".claude/settings.json").read_text())
     (group,) = claude["hooks"]["PreToolUse"]
-    assert group["matcher"] == "Write|Edit|MultiEdit|NotebookEdit|Bash"
+    assert group["matcher"] == "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell"
     assert group["hooks"][0]["timeout"] == 30  # seconds, in Claude Code
     gemini = json.loads((repo / ".gemini/settings.json").read_text())
     (group,) = gemini["hooks"]["BeforeTool"]

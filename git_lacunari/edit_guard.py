@@ -486,11 +486,11 @@ def check(
     cwd: str,
     repo: Repo,
     open_board: Callable[[], Board] | None = None,
-    identity: Identity | None = None,
+    identity: Callable[[], Identity] | None = None,
 ) -> Decision:
     """The decision for these repo-relative paths. ``open_board`` gives a
     board kept open (the helper's); without it one is opened and closed here,
-    as ``identity`` (default: this work tree's agent)."""
+    as ``identity()`` (asked only then; default: this work tree's agent)."""
     from .errors import BoardUnreachable, CannotWorkHere
     from .front_door import open_board as opened
     from .guard.policy import NoBoard, hook_timeout, require_existing_board
@@ -505,7 +505,8 @@ def check(
     own = open_board is None
     try:
         if open_board is None:
-            board = opened(repo, identity=identity, timeout=hook_timeout(repo))
+            agent = identity() if identity is not None else None
+            board = opened(repo, identity=agent, timeout=hook_timeout(repo))
         else:
             board = open_board()
     except CannotWorkHere as exc:
@@ -624,7 +625,9 @@ def _judge(group: Group, asking: Place | None, cwd: str) -> Decision:
             except (KeyError, TypeError, ValueError):
                 pass
     repo = locate(place)
-    identity = _asking_from(asking, repo) if group.foreign and asking is not None else None
+    identity = None
+    if group.foreign and asking is not None:
+        identity = lambda: _asking_from(asking, repo)  # noqa: E731 - only once a board is there
     decision = check(group.checked, group.written, cwd, repo, identity=identity)
     if not group.foreign:
         spawn(place.top, repo)

@@ -237,8 +237,10 @@ def judged_groups(wanted: list[Target], project: Place | None) -> list[Group]:
     walked: dict[str, tuple[str, str] | None] = {}
     places: dict[str, Place] = {}
     groups: dict[tuple[str, bool], Group] = {}
+    clones: dict[str, bool] = {}  # top -> of the project's clone (its board, its agent)
     if project is not None:  # first, as the fast path: every path in the project's own tree
         places[project.top] = project
+        clones[project.top] = True
         groups[(project.top, False)] = Group(project, False)
     for target in wanted:
         real = os.path.realpath(target.path)
@@ -264,7 +266,8 @@ def judged_groups(wanted: list[Target], project: Place | None) -> list[Group]:
         place = places.get(top)
         if place is None:
             place = places[top] = _place(top, git_dir)
-        if project is not None and os.path.realpath(place.common_dir) == common:
+            clones[top] = project is not None and os.path.realpath(place.common_dir) == common
+        if project is not None and clones[top]:
             key, judge, foreign = (project.top, False), project, False
         else:
             key, judge, foreign = (top, project is not None), place, project is not None
@@ -602,10 +605,12 @@ def _judged(request: EditRequest, cwd: str) -> Found:
     for group in groups:  # none: no path of any repository, no board is asked
         decision = _judge(group, asking, request.cwd)
         notes += decision.notes
-        if not decision.allowed:
-            return _answer(request.harness, allowed=False, reason=decision.reason, notes=notes)
         checked += decision.checked
         locked += decision.locked
+        if not decision.allowed:
+            body = {"checked": checked, "locked": locked}
+            said = decision.reason
+            return _answer(request.harness, allowed=False, reason=said, body=body, notes=notes)
     body = {"checked": checked, "locked": locked}
     return _answer(request.harness, allowed=True, body=body, notes=notes)
 

@@ -228,6 +228,7 @@ def test_generic_protocol(held: Path) -> None:
     body = json.loads(result.out)
     assert body["ok"] is False and body["decision"] == "deny"
     assert body["reason"] == "dana holds core/auth.py on task #1; git lac wait core/auth.py"
+    assert body["checked"] == ["core/auth.py", "README"]  # what the refusing board was asked
     result = hook(held, {"paths": ["README"]})
     assert result.code == 0
     assert json.loads(result.out) == {

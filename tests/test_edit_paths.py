@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -247,3 +248,28 @@ def test_several_paths_in_one_work_tree_ask_one_board(held: Path) -> None:
     assert result.code == 0, result.err
     assert json.loads(result.out)["checked"] == ["README", "core/new.py", "x.py"]
     assert os.path.isdir(held)
+
+
+def test_the_project_trees_helper_answers_for_a_sibling_worktree(
+    held: Path, sibling: Path, second: Path
+) -> None:
+    """The resident helper of the project's tree answers for a path of a
+    linked worktree of its clone (one board); a path of another repository
+    is decided in the hook, and its helper is not started."""
+    payload = write_to(held / "core/auth.py", sibling)
+    first = hook(sibling, payload, helper=True)  # decides itself, starts the sibling's helper
+    git_dir = Path(git(sibling, "rev-parse", "--absolute-git-dir").strip())
+    deadline = time.monotonic() + 30
+    while not list((git_dir / "lacunari").glob("edit-*.sock")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list((git_dir / "lacunari").glob("edit-*.sock")), "the helper did not start"
+    try:
+        second_answer = hook(sibling, payload, helper=True)
+        assert (second_answer.code, second_answer.out) == (first.code, first.out)
+        assert claude_denied(second_answer).startswith("dana holds core/auth.py on task #1")
+        foreign = hook(sibling, write_to(second / "lib/x.py", sibling), helper=True)
+        assert claude_denied(foreign).startswith("erin holds lib/x.py")
+        assert not list((second / ".git" / "lacunari").glob("edit-*.sock"))
+    finally:
+        for sock in (git_dir / "lacunari").glob("edit-*.sock"):
+            sock.unlink()

@@ -111,13 +111,14 @@ def _dot_git(directory: str) -> str | None:
     return os.path.normpath(os.path.join(directory, first[len("gitdir:") :].strip()))
 
 
-def _walk_up(start: str) -> tuple[str, str] | None:
-    """(top of the work tree, git dir) found from ``start`` as git finds it,
-    stopping below ``GIT_CEILING_DIRECTORIES``; None outside any repository."""
+def _walk_up(start: str, resolved: bool = False) -> tuple[str, str] | None:
+    """(top of the work tree, git dir) found from ``start`` (``resolved``:
+    already a real path) as git finds it, stopping below
+    ``GIT_CEILING_DIRECTORIES``; None outside any repository."""
     ceilings = {
         os.path.realpath(c) for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(":") if c
     }
-    here = os.path.realpath(start)
+    here = start if resolved else os.path.realpath(start)
     while True:
         git_dir = _dot_git(here)
         if git_dir is not None:
@@ -250,7 +251,7 @@ def judged_groups(wanted: list[Target], project: Place | None) -> list[Group]:
         else:
             start = real if tree else os.path.dirname(real)
             if start not in walked:
-                walked[start] = _walk_up(start)
+                walked[start] = _walk_up(start, resolved=True)
             found = walked[start]
         if found is None:
             continue  # in no repository: not ours

@@ -273,3 +273,19 @@ def test_the_project_trees_helper_answers_for_a_sibling_worktree(
     finally:
         for sock in (git_dir / "lacunari").glob("edit-*.sock"):
             sock.unlink()
+
+
+def test_the_shell_readers_answer_is_read_either_way() -> None:
+    """Before and after the shell reader's rewrite: a path, or a ``Write``
+    with ``.path`` and ``.tree``."""
+    from typing import NamedTuple
+
+    from git_lacunari.edit_guard import Target, _target
+
+    class Write(NamedTuple):
+        path: str
+        tree: bool
+
+    assert _target("/r/a.py") == Target("/r/a.py", False)
+    assert _target(Write("/r/build", True)) == Target("/r/build", True)
+    assert _target(Write("/r/a.py", False)) == Target("/r/a.py", False)

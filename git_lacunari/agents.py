@@ -12,8 +12,15 @@ the same shapes as the Agent SDK's ``PreToolUseHookInput`` and
 - stdin: ``session_id``, ``transcript_path``, ``cwd``, ``permission_mode``,
   ``hook_event_name`` (``"PreToolUse"``), ``tool_name``, ``tool_input``,
   ``tool_use_id``. The file tools' ``tool_input``: ``Write`` and ``Edit``
-  ``{"file_path"}``, ``MultiEdit`` ``{"file_path", "edits"}``,
-  ``NotebookEdit`` ``{"notebook_path"}``; ``Bash`` ``{"command"}``.
+  ``{"file_path"}``, ``NotebookEdit`` ``{"notebook_path"}``; the shells
+  ``Bash`` and ``PowerShell`` ``{"command"}`` (run in ``cwd``). Checked
+  against Claude Code 2.1.197 as shipped (``npm pack
+  @anthropic-ai/claude-code-linux-x64@2.1.197``: the tool names in its
+  binary, ``sdk-tools.d.ts`` for the inputs; PowerShell's schema is
+  ``strictObject({command, timeout, description, run_in_background})``).
+  ``MultiEdit`` ``{"file_path", "edits"}`` is gone from 2.1.197 and kept for
+  older releases. The hook runs with ``CLAUDE_PROJECT_DIR``, the project's
+  directory: whose agent is asking.
 - refusal: exit 0 with ``{"hookSpecificOutput": {"hookEventName":
   "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason":
   R}}`` on stdout (R is shown to Claude). We never answer ``"allow"``: that
@@ -30,11 +37,19 @@ tools in https://geminicli.com/docs/tools/file-system and .../tools/shell):
 - stdin: ``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``
   (``"BeforeTool"``), ``timestamp``, ``tool_name``, ``tool_input``. The file
   tools: ``write_file`` and ``replace`` ``{"file_path"}``; the shell tool
-  ``run_shell_command`` ``{"command", "directory"}`` (``directory`` relative
-  to the project root).
+  ``run_shell_command`` ``{"command", "dir_path"}``, ``dir_path`` resolved
+  from the project root (``directory`` in older releases). Checked against
+  ``@google/gemini-cli-core`` 0.61.0, what gemini-cli 0.61.0 bundles:
+  ``dist/src/tools/definitions/base-declarations.js`` (``PARAM_FILE_PATH``,
+  ``PARAM_DIR_PATH``, ``SHELL_TOOL_NAME``, ``WRITE_FILE_TOOL_NAME``,
+  ``EDIT_TOOL_NAME``) and ``tools/shell.js`` (``path.resolve(
+  config.getTargetDir(), params.dir_path)``). The hook runs with
+  ``GEMINI_PROJECT_DIR`` (``hooks/hookRunner.js``).
 - refusal: exit 0 with ``{"decision": "deny", "reason": R}`` on stdout (R is
-  sent to the agent as the tool's error). stdout must hold nothing but the
-  final JSON, so letting a call through prints ``{}``.
+  sent to the agent as the tool's error; 0.61.0's ``hooks/types.js``:
+  ``isBlockingDecision()`` is ``decision === 'block' || decision === 'deny'``).
+  stdout must hold nothing but the final JSON (``hooks/hookRunner.js`` parses
+  ``stdout.trim() || stderr.trim()``), so letting a call through prints ``{}``.
 - settings: ``.gemini/settings.json``, ``{"hooks": {"BeforeTool": [{"matcher":
   "write_file|replace", "hooks": [{"type": "command", "command": C, "name": N,
   "timeout": MS}]}]}}`` (``timeout`` in milliseconds).
@@ -95,11 +110,15 @@ FILE_TOOLS: dict[Harness, dict[str, str]] = {
     },
     Harness.GEMINI: {"write_file": "file_path", "replace": "file_path"},
 }
-# Per harness: the shell tool, and the tool_input fields of its command and directory.
-SHELL_TOOLS: dict[Harness, tuple[str, str, str | None]] = {
-    Harness.CLAUDE: ("Bash", "command", None),
-    Harness.GEMINI: ("run_shell_command", "command", "directory"),
+# Per harness: the shell tools, each with the tool_input field of its command
+# and the fields that set its directory, first found wins (none: the payload's cwd).
+SHELL_TOOLS: dict[Harness, dict[str, tuple[str, tuple[str, ...]]]] = {
+    Harness.CLAUDE: {"Bash": ("command", ()), "PowerShell": ("command", ())},
+    Harness.GEMINI: {"run_shell_command": ("command", ("dir_path", "directory"))},
 }
+# Per harness: the environment variable naming the project's directory, which
+# tells whose agent is asking (README, "Agents"); else the payload's cwd.
+PROJECT_DIRS = {Harness.CLAUDE: "CLAUDE_PROJECT_DIR", Harness.GEMINI: "GEMINI_PROJECT_DIR"}
 
 
 class MalformedPayload(ValueError):
@@ -125,15 +144,32 @@ class EditRequest:
 def _text(value: Any, what: str) -> str:
     if not isinstance(value, str) or value == "" or "\0" in value:
         raise MalformedPayload(f"{what} is not a non-empty string without NUL")
+    try:  # a lone surrogate ("\\ud800" in the JSON) names no file, and prints nowhere
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise MalformedPayload(f"{what} holds a lone surrogate, not text") from None
     return value
 
 
-def parse_payload(raw: str, harness: Harness | None, default_cwd: str) -> EditRequest:
-    """The request in a hook's stdin; ``harness`` None: told by the payload itself."""
+MAX_PAYLOAD = 64 * 2**20  # bytes: a Write's content rides in the payload; more is refused
+
+
+def parse_payload(raw: str | bytes, harness: Harness | None, default_cwd: str) -> EditRequest:
+    """The request in a hook's stdin (its bytes, or text); ``harness`` None:
+    told by the payload itself."""
+    if len(raw) > MAX_PAYLOAD:
+        raise MalformedPayload(f"stdin is over {MAX_PAYLOAD // 2**20} MiB", harness)
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MalformedPayload(f"stdin is not UTF-8 (byte {exc.start})", harness) from None
     try:
         data = json.loads(raw)
     except ValueError as exc:
         raise MalformedPayload(f"stdin is not JSON ({exc})") from None
+    except RecursionError:
+        raise MalformedPayload("stdin is JSON nested too deep") from None
     if not isinstance(data, dict):
         raise MalformedPayload("stdin is not a JSON object")
     if harness is None:
@@ -170,11 +206,14 @@ def _request(data: dict[str, Any], harness: Harness, default_cwd: str) -> EditRe
     if field_name is not None:
         request.paths = [_text(tool_input.get(field_name), f"tool_input.{field_name}")]
         return request
-    shell_tool, command_field, dir_field = SHELL_TOOLS[harness]
-    if request.tool == shell_tool:
+    shell = SHELL_TOOLS[harness].get(request.tool)
+    if shell is not None:
+        command_field, dir_fields = shell
         request.shell = _text(tool_input.get(command_field), f"tool_input.{command_field}")
-        if dir_field is not None and tool_input.get(dir_field) is not None:
-            request.shell_dir = _text(tool_input.get(dir_field), f"tool_input.{dir_field}")
+        for dir_field in dir_fields:
+            if tool_input.get(dir_field) is not None:
+                request.shell_dir = _text(tool_input.get(dir_field), f"tool_input.{dir_field}")
+                break
     return request  # any other tool writes nothing we guard
 
 

@@ -5,7 +5,12 @@ is built to cost little more than starting Python: no click, no ``git``
 process to find the repository (its ``.git`` is found by walking up, as git
 does, unless the environment redirects git), one ``git config`` for the
 settings, one read of the board, and nothing at all when the call writes no
-path of this repository.
+path of a repository.
+
+Each path is judged by the work tree that holds it, found from its real
+path as git finds a repository (:func:`judged_groups`); whose agent asks is
+told by the harness's project directory. A directory (or a root) is refused
+when another agent holds anything under it.
 
 The answer, in the harness's own protocol (:mod:`git_lacunari.agents`):
 
@@ -15,8 +20,10 @@ The answer, in the harness's own protocol (:mod:`git_lacunari.agents`):
   deny; ``lock`` takes a write lock on it under our newest claim in work,
   when free; a path our claim only reads counts as undeclared for an edit);
 - no claim at all: ``lac.edit.unclaimed`` (allow | deny, "claim a task first");
-- a payload not of the documented shape: ``lac.edit.malformed`` (allow |
-  deny), one line on stderr either way;
+- a payload not of the documented shape: ``lac.edit.malformed`` (deny, the
+  default, | allow), one line on stderr either way; under a harness whatever
+  goes wrong (an unexpected exception too) is one line and its refusal, never
+  a traceback nor an exit code the harness lets through;
 - a board that cannot be reached, or does not answer: the guards' offline
   policy (``lac.guard.offline``, default warn: allowed with a line;
   ``lac.guard.unanswered``, default refuse).
@@ -27,14 +34,23 @@ from __future__ import annotations
 import os
 import sys
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .agents import HARNESS_NAMES, Answer, EditRequest, Harness, MalformedPayload, answer
+from .agents import (
+    HARNESS_NAMES,
+    MAX_PAYLOAD,
+    Answer,
+    EditRequest,
+    Harness,
+    MalformedPayload,
+    answer,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .board import Board
+    from .identity import Identity
     from .model import Conflict
     from .repo import Repo
 
@@ -60,10 +76,15 @@ HEARTBEAT_EVERY_S = 60.0
 GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_DISCOVERY_ACROSS_FILESYSTEM")
 
 
-def _policy(repo: Repo, key: str, choices: type[Enum]) -> Enum:
+# A target that is the top of a work tree, as the board is asked about it
+# (``git lac lock ./`` is the whole tree, ``**``).
+ROOT = "./"
+
+
+def _policy(repo: Repo, key: str, choices: type[Enum], default: str = "allow") -> Enum:
     from .errors import InvalidInput
 
-    value = (repo.get(key) or "allow").strip().lower()
+    value = (repo.get(key) or default).strip().lower()
     try:
         return choices(value)
     except ValueError:
@@ -90,13 +111,14 @@ def _dot_git(directory: str) -> str | None:
     return os.path.normpath(os.path.join(directory, first[len("gitdir:") :].strip()))
 
 
-def _walk_up(start: str) -> tuple[str, str] | None:
-    """(top of the work tree, git dir) found from ``start`` as git finds it,
-    stopping below ``GIT_CEILING_DIRECTORIES``; None outside any repository."""
+def _walk_up(start: str, resolved: bool = False) -> tuple[str, str] | None:
+    """(top of the work tree, git dir) found from ``start`` (``resolved``:
+    already a real path) as git finds it, stopping below
+    ``GIT_CEILING_DIRECTORIES``; None outside any repository."""
     ceilings = {
         os.path.realpath(c) for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(":") if c
     }
-    here = os.path.realpath(start)
+    here = start if resolved else os.path.realpath(start)
     while True:
         git_dir = _dot_git(here)
         if git_dir is not None:
@@ -130,13 +152,7 @@ def where(start: str) -> Place | None:
     walked = _walk_up(start)
     if walked is None:
         return None
-    top, git_dir = walked
-    try:
-        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
-            common = os.path.normpath(os.path.join(git_dir, handle.read().strip()))
-    except OSError:
-        common = git_dir
-    return Place(top, git_dir, common)
+    return _place(*walked)
 
 
 def locate(place: Place) -> Repo:
@@ -160,28 +176,107 @@ def _under(path: str, top: str) -> str | None:
     return path[len(top.rstrip("/")) + 1 :]
 
 
-def repo_paths(given: list[str], cwd: str, top: str) -> tuple[list[str], list[str]]:
-    """(checked, written): each path as this repository names it (relative
-    to its top, ``/`` separated; a directory with a trailing ``/``, for what
-    is below it). ``written`` is where the write lands, through symlinks;
+class Target(NamedTuple):
+    """One path a tool call may write: absolute (a link in it not yet
+    followed); ``tree``: everything under it is written too."""
+
+    path: str
+    tree: bool = False
+
+
+def _target(found: object) -> Target:
+    """A shell reader's answer as a target: a path (the reader as it was), or
+    a ``Write`` with ``.path`` and ``.tree`` (the reader rewritten)."""
+    if isinstance(found, str):
+        return Target(found)
+    return Target(str(getattr(found, "path")), bool(getattr(found, "tree")))  # noqa: B009
+
+
+class Group:
+    """The paths of one tool call that one board judges, as it names them:
+    relative to the top of the work tree holding each, ``/`` separated, a
+    directory with a trailing ``/`` (for what is below it), a whole tree as
+    :data:`ROOT`. ``written`` is where each write lands, through symlinks;
     ``checked`` adds the path as written too, when a link in the work tree
-    leads there (a lock on the link is a lock too). A write that lands
-    outside the work tree, or inside its ``.git``, is not ours."""
-    checked: list[str] = []
-    written: list[str] = []
-    for path in given:
-        full = os.path.join(cwd, path)  # an absolute path stays itself
-        real = os.path.realpath(full)
-        rel = _under(real, top)
+    leads there (a lock on the link is a lock too). ``place`` judges: its
+    config, its helper, its agent; ``foreign``: the asking agent is of
+    another repository (named from there, the helper not asked)."""
+
+    def __init__(self, place: Place, foreign: bool) -> None:
+        self.place, self.foreign = place, foreign
+        self.checked: list[str] = []
+        self.written: list[str] = []
+
+    def add(self, rel: str, lexical: str | None) -> None:
+        if rel not in self.written:
+            self.written.append(rel)
+        for path in (rel, lexical):
+            if path is not None and path not in self.checked:
+                self.checked.append(path)
+
+
+def _place(top: str, git_dir: str) -> Place:
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
+            common = os.path.normpath(os.path.join(git_dir, handle.read().strip()))
+    except OSError:
+        common = git_dir
+    return Place(top, git_dir, common)
+
+
+def judged_groups(wanted: list[Target], project: Place | None) -> list[Group]:
+    """Each target with the work tree that holds it, found from its real path
+    (the existing part's symlinks resolved) as git finds a repository, and
+    grouped by the board that judges it: a tree of the project's clone (a
+    linked worktree shares its board) is judged as the project's agent; a
+    tree of another repository by that repository's board; a path in no
+    repository, or inside a ``.git``, is not ours. The project's group comes
+    first. With the environment redirecting git, every path is of the one
+    repository git names (``project``)."""
+    redirected = any(os.environ.get(v) for v in GIT_REDIRECTS)
+    common = os.path.realpath(project.common_dir) if project is not None else None
+    walked: dict[str, tuple[str, str] | None] = {}
+    places: dict[str, Place] = {}
+    groups: dict[tuple[str, bool], Group] = {}
+    clones: dict[str, bool] = {}  # top -> of the project's clone (its board, its agent)
+    if project is not None:  # first, as the fast path: every path in the project's own tree
+        places[project.top] = project
+        clones[project.top] = True
+        groups[(project.top, False)] = Group(project, False)
+    for target in wanted:
+        real = os.path.realpath(target.path)
+        tree = target.tree or os.path.isdir(real)
+        if redirected:
+            found = (project.top, project.git_dir) if project is not None else None
+        else:
+            start = real if tree else os.path.dirname(real)
+            if start not in walked:
+                walked[start] = _walk_up(start, resolved=True)
+            found = walked[start]
+        if found is None:
+            continue  # in no repository: not ours
+        top, git_dir = found
+        rel = ROOT if real == top else _under(real, top)
         if rel is None or rel == ".git" or rel.startswith(".git/"):
             continue
-        tree = "/" if os.path.isdir(real) else ""
-        written.append(rel + tree)
-        checked.append(rel + tree)
-        lexical = _under(os.path.normpath(full), top)
-        if lexical is not None and lexical != rel and not lexical.startswith(".git/"):
-            checked.append(lexical)
-    return list(dict.fromkeys(checked)), list(dict.fromkeys(written))
+        if rel != ROOT and tree:
+            rel += "/"
+        lexical = _under(os.path.normpath(target.path), top)
+        if lexical is not None and (lexical == rel.rstrip("/") or lexical.startswith(".git/")):
+            lexical = None
+        place = places.get(top)
+        if place is None:
+            place = places[top] = _place(top, git_dir)
+            clones[top] = project is not None and os.path.realpath(place.common_dir) == common
+        if project is not None and clones[top]:
+            key, judge, foreign = (project.top, False), project, False
+        else:
+            key, judge, foreign = (top, project is not None), place, project is not None
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = Group(judge, foreign)
+        group.add(rel, lexical)
+    return [g for g in groups.values() if g.written]
 
 
 # --- the decision --------------------------------------------------------------------
@@ -349,15 +444,32 @@ def _trouble(repo: Repo, exc: Exception) -> Decision:
     return Decision(False, f"{exc.message}; edit refused, nothing was checked ({key} = refuse)")
 
 
-def targets(request: EditRequest) -> list[str]:
-    """The paths the tool call may write: the file tools' own, or a shell
-    command's obvious write targets (best effort, :mod:`shell_writes`)."""
-    given = list(request.paths)
+def project_dir(request: EditRequest, cwd: str) -> str:
+    """Whose agent asks: the harness's project directory (the environment it
+    runs the hook with), else the payload's cwd, else the hook's own."""
+    from .agents import PROJECT_DIRS
+
+    name = PROJECT_DIRS.get(request.harness)
+    for given in (os.environ.get(name) if name else None, request.cwd):
+        if given and os.path.isdir(os.path.join(cwd, given)):
+            return os.path.join(cwd, given)
+    return cwd
+
+
+def targets(request: EditRequest, project: str) -> list[Target]:
+    """The paths the tool call may write: the file tools' own (relative to
+    the payload's cwd), or a shell command's obvious write targets (best
+    effort, :mod:`shell_writes`), from where it runs: the payload's cwd, or
+    its tool's directory field (Gemini CLI resolves ``dir_path`` from the
+    project root)."""
+    given = [Target(os.path.join(request.cwd, p)) for p in request.paths]
     if request.shell is not None:
+        from .agents import Harness
         from .shell_writes import write_targets
 
-        where = os.path.join(request.cwd, request.shell_dir or "")
-        given += [w.path for w in write_targets(request.shell, where)]
+        base = project if request.harness is Harness.GEMINI else request.cwd
+        shell_cwd = os.path.join(base, request.shell_dir or "")
+        given += [_target(found) for found in write_targets(request.shell, shell_cwd)]
     return given
 
 
@@ -367,6 +479,7 @@ def validate_settings(repo: Repo) -> None:
 
     for key, choices in (("lac.edit.undeclared", Undeclared), ("lac.edit.unclaimed", Unclaimed)):
         _policy(repo, key, choices)
+    _policy(repo, "lac.edit.malformed", Malformed, "deny")
     for unreachable in (True, False):
         trouble_policy(repo, "commit", unreachable)
 
@@ -377,12 +490,14 @@ def check(
     cwd: str,
     repo: Repo,
     open_board: Callable[[], Board] | None = None,
+    identity: Callable[[], Identity] | None = None,
 ) -> Decision:
     """The decision for these repo-relative paths. ``open_board`` gives a
-    board kept open (the helper's); without it one is opened and closed here."""
+    board kept open (the helper's); without it one is opened and closed here,
+    as ``identity()`` (asked only then; default: this work tree's agent)."""
     from .errors import BoardUnreachable, CannotWorkHere
+    from .front_door import open_board as opened
     from .guard.policy import NoBoard, hook_timeout, require_existing_board
-    from .session import Session
 
     validate_settings(repo)
     try:
@@ -394,7 +509,8 @@ def check(
     own = open_board is None
     try:
         if open_board is None:
-            board = Session(None, repo=repo).board(timeout=hook_timeout(repo), touch=False)
+            agent = identity() if identity is not None else None
+            board = opened(repo, identity=agent, timeout=hook_timeout(repo))
         else:
             board = open_board()
     except CannotWorkHere as exc:
@@ -413,13 +529,13 @@ def check(
 
 
 def guard_edit(
-    harness_name: str | None, stdin_text: str, cwd: str, *, as_json: bool = False
+    harness_name: str | None, stdin: str | bytes, cwd: str, *, as_json: bool = False
 ) -> Answer:
-    """The whole hook: a harness's payload in, its protocol's answer out
-    (``as_json``: the generic protocol's one JSON object, whatever the
-    harness). Raises :class:`LacError` for what the edge reports itself (a
-    bad setting: exit 2)."""
-    found = _guard_edit(harness_name, stdin_text, cwd)
+    """The whole hook: a harness's payload in (bytes as read, or text), its
+    protocol's answer out (``as_json``: the generic protocol's one JSON
+    object, whatever the harness). Raises :class:`LacError` for what the
+    edge reports itself (a bad setting: exit 2)."""
+    found = _guard_edit(harness_name, stdin, cwd)
     if not as_json:
         return found[0]
     _, allowed, reason, body, notes = found
@@ -442,54 +558,104 @@ def _answer(
     return said, allowed, reason, given, list(notes or [])
 
 
-def _guard_edit(harness_name: str | None, stdin_text: str, cwd: str) -> Found:
-    from .agents import parse_payload
+def _harness(name: str | None) -> Harness | None:
     from .errors import InvalidInput
 
-    harness: Harness | None = None
-    if harness_name is not None:
-        harness = HARNESS_NAMES.get(harness_name.lower())
-        if harness is None:
-            names = ", ".join(sorted({h.value for h in Harness}))
-            raise InvalidInput(f"unknown harness {harness_name!r}; use one of {names}")
+    if name is None:
+        return None
+    harness = HARNESS_NAMES.get(name.lower())
+    if harness is None:
+        names = ", ".join(sorted({h.value for h in Harness}))
+        raise InvalidInput(f"unknown harness {name!r}; use one of {names}")
+    return harness
+
+
+def _guard_edit(harness_name: str | None, stdin: str | bytes, cwd: str) -> Found:
+    from .agents import parse_payload
+    from .errors import LacError
+
+    harness = _harness(harness_name)
     try:
-        request = parse_payload(stdin_text, harness, cwd)
+        request = parse_payload(stdin, harness, cwd)
     except MalformedPayload as exc:
         if _guard_off():
             return _skipped(exc.harness or harness or Harness.GENERIC)
         return _malformed(exc.harness or harness or Harness.GENERIC, str(exc), cwd)
     if _guard_off():
         return _skipped(request.harness)
-    place = where(request.cwd if os.path.isdir(request.cwd) else cwd)
-    rel, written = repo_paths(targets(request), request.cwd, place.top) if place else ([], [])
-    if place is None or not rel:  # no path of this repository: the board is not asked
-        return _answer(request.harness, allowed=True, body={"checked": [], "locked": []})
+    try:
+        return _judged(request, cwd)
+    except LacError as exc:  # a bad setting: exit 2 at the edge, or the harness's refusal
+        if request.harness is Harness.GENERIC:
+            raise
+        from .edge import messages
+
+        line = "; ".join(messages(exc))
+        return _blocked(request.harness, line, line)
+
+
+def _judged(request: EditRequest, cwd: str) -> Found:
+    """Every group of the call's paths judged by its own board, in turn; the
+    first refusal is the answer (the groups after it are not asked)."""
+    project = project_dir(request, cwd)
+    asking = where(project)
+    groups = judged_groups(targets(request, project), asking)
+    checked: list[str] = []
+    locked: list[str] = []
+    notes: list[str] = []
+    for group in groups:  # none: no path of any repository, no board is asked
+        decision = _judge(group, asking, request.cwd)
+        notes += decision.notes
+        checked += decision.checked
+        locked += decision.locked
+        if not decision.allowed:
+            body = {"checked": checked, "locked": locked}
+            said = decision.reason
+            return _answer(request.harness, allowed=False, reason=said, body=body, notes=notes)
+    body = {"checked": checked, "locked": locked}
+    return _answer(request.harness, allowed=True, body=body, notes=notes)
+
+
+def _judge(group: Group, asking: Place | None, cwd: str) -> Decision:
+    """One group's decision: from its work tree's helper when it has one,
+    else here (and a helper started for next time). A group asked for by an
+    agent of another repository is decided here, as that agent."""
     if os.environ.get("LAC_PROBE_HELD"):  # the probe's canary (guard/canary.py): no board
         from .guard.canary import edit_answer
 
-        if (probed := edit_answer(rel)) is not None:
-            body = {"checked": rel, "locked": []}
-            return _answer(request.harness, allowed=probed[0], reason=probed[1], body=body)
+        if (probed := edit_answer(list(group.checked))) is not None:
+            return Decision(probed[0], probed[1], checked=tuple(group.checked))
     from .edit_helper import ask, spawn
 
-    asked = ask(place.git_dir, place.top, rel, written, request.cwd)
-    decision = None
-    if asked is not None:
-        try:
-            decision = Decision.from_json(asked)
-        except (KeyError, TypeError, ValueError):
-            decision = None
-    if decision is None:  # no helper (yet): decide here, and start one for next time
-        repo = locate(place)
-        decision = check(rel, written, request.cwd, repo)
+    place = group.place
+    if not group.foreign:
+        asked = ask(place.git_dir, place.top, group.checked, group.written, cwd)
+        if asked is not None:
+            try:
+                return Decision.from_json(asked)
+            except (KeyError, TypeError, ValueError):
+                pass
+    repo = locate(place)
+    identity = None
+    if group.foreign and asking is not None:
+        identity = lambda: _asking_from(asking, repo)  # noqa: E731 - only once a board is there
+    decision = check(group.checked, group.written, cwd, repo, identity=identity)
+    if not group.foreign:
         spawn(place.top, repo)
-    return _answer(
-        request.harness,
-        allowed=decision.allowed,
-        reason=decision.reason,
-        body={"checked": list(decision.checked), "locked": list(decision.locked)},
-        notes=list(decision.notes),
-    )
+    return decision
+
+
+def _asking_from(asking: Place, repo: Repo) -> Identity:
+    """The project's agent, asking in another repository: its name and
+    capabilities from the project's work tree, its place the tree written
+    (an instance belongs to one repository's working trees)."""
+    from dataclasses import replace
+
+    from .identity import instance_of, resolve
+
+    agent = resolve(locate(asking))
+    here = instance_of(repo)
+    return replace(agent, instance=here.id, instance_where=here.where, instance_source=here.source)
 
 
 def _guard_off() -> bool:
@@ -500,30 +666,84 @@ def _skipped(harness: Harness) -> Found:
     return _answer(harness, allowed=True, notes=["git lac: edit guard skipped (LAC_GUARD=off)"])
 
 
+def _blocked(harness: Harness | None, reason: str, line: str | None = None) -> Found:
+    """A refusal in the harness's block form, with one line on stderr
+    (``line``, default ``refused: REASON``): Claude Code, exit 2 (stderr is
+    the reason it shows Claude); Gemini CLI, its deny JSON; the generic
+    protocol, refused (exit 1). No harness known: exit 2, which blocks in both."""
+    from .text import shown
+
+    reason = shown(reason)  # one line, whatever the reason holds
+    line = shown(line) if line is not None else f"refused: {reason}"
+    if harness is Harness.CLAUDE or harness is None:
+        return Answer(2, "", [line]), False, reason, {}, []
+    if harness is Harness.GEMINI:
+        import json
+
+        said = json.dumps({"decision": "deny", "reason": reason})
+        return Answer(0, said, [line]), False, reason, {}, []
+    return _answer(harness, allowed=False, reason=reason)
+
+
 def _malformed(harness: Harness, why: str, cwd: str) -> Found:
-    place = where(cwd)
+    """``lac.edit.malformed`` of the hook's own directory (deny when it is in
+    no repository, or says nothing): refused, or let through with a line."""
+    from .agents import PROJECT_DIRS
+
+    project = os.environ.get(PROJECT_DIRS.get(harness, ""), "")
+    place = where(project if project and os.path.isdir(project) else cwd)
     repo = locate(place) if place else None
-    choice = _policy(repo, "lac.edit.malformed", Malformed) if repo else Malformed.ALLOW
+    choice = _policy(repo, "lac.edit.malformed", Malformed, "deny") if repo else Malformed.DENY
     said = f"malformed hook payload: {why}"
     if choice is Malformed.ALLOW:
         note = f"git lac: {said}; edit allowed (lac.edit.malformed = allow)"
         return _answer(harness, allowed=True, notes=[note])
-    return _answer(harness, allowed=False, reason=f"{said} (lac.edit.malformed = deny)")
+    return _blocked(harness, f"{said} (lac.edit.malformed = deny)")
+
+
+def read_payload() -> bytes:
+    """This process's stdin as bytes, at most one byte past MAX_PAYLOAD (the
+    parser refuses more): decoded by the parser, so bad UTF-8 is malformed."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return b""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream without bytes under it (a test's)
+        return str(sys.stdin.read(MAX_PAYLOAD + 1)).encode("utf-8", "surrogateescape")
+    data: bytes = stream.read(MAX_PAYLOAD + 1)
+    return data
 
 
 def main(harness_name: str | None) -> int:
-    """Run the hook on this process's stdin; print; the exit code."""
+    """Run the hook on this process's stdin; print; the exit code. One
+    handler around it all (a thin main, as pre-commit's): under a harness,
+    whatever fails is one line and that harness's refusal, never a
+    traceback, and never an exit code the harness lets through."""
+    try:
+        return _main(harness_name)
+    except Exception as exc:  # noqa: BLE001 - fails closed, whatever broke
+        try:
+            harness = HARNESS_NAMES.get(harness_name.lower()) if harness_name else None
+        except Exception:  # noqa: BLE001
+            harness = None
+        said = _blocked(harness, f"the edit guard failed ({type(exc).__name__}: {exc})")
+        return _print(said[0])
+
+
+def _main(harness_name: str | None) -> int:
     from .errors import LacError
 
-    text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     try:
-        result = guard_edit(harness_name, text, os.getcwd())
+        result = guard_edit(harness_name, read_payload(), os.getcwd())
     except LacError as exc:
         from .edge import exit_code_of, human_line, messages
 
         for line in messages(exc):
             print(human_line(line), file=sys.stderr, flush=True)
         return exit_code_of(exc)
+    return _print(result)
+
+
+def _print(result: Answer) -> int:
     if result.stdout:  # the harness's protocol: JSON, which escapes itself
         print(result.stdout, flush=True)
     if result.stderr:  # lines for people: through the one escaper, as at the edge

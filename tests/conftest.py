@@ -64,6 +64,9 @@ SEAL_DROP_NAMES = (
     "LANGUAGE",
     "SSH_ASKPASS",
     "XDG_CONFIG_DIRS",
+    # The agent harnesses' project directories: they tell the edit hook whose agent asks.
+    "CLAUDE_PROJECT_DIR",
+    "GEMINI_PROJECT_DIR",
 )
 
 

@@ -226,6 +226,7 @@ def test_generic_protocol(held: Path) -> None:
     body = json.loads(result.out)
     assert body["ok"] is False and body["decision"] == "deny"
     assert body["reason"] == "dana holds core/auth.py on task #1; git lac wait core/auth.py"
+    assert body["checked"] == ["core/auth.py", "README"]  # what the refusing board was asked
     result = hook(held, {"paths": ["README"]})
     assert result.code == 0
     assert json.loads(result.out) == {
@@ -294,17 +295,33 @@ def test_no_claim_policy(held: Path) -> None:
     assert reason.startswith("claim a task first: README is not held by a claim of yours")
 
 
-def test_malformed_payload_is_one_line_and_does_not_block_by_default(held: Path) -> None:
+def test_malformed_payload_is_one_line_and_refused_by_default(held: Path) -> None:
+    """Fail closed: a payload not of the documented shape is refused in the
+    harness's block form (Claude Code: exit 2, the reason its one stderr
+    line; Gemini CLI: its deny JSON); lac.edit.malformed = allow opts out."""
     result = hook(held, "this is not json", harness="claude-code")
-    assert (result.code, result.out) == (0, "")
-    assert len(result.err.strip().splitlines()) == 1 and "malformed hook payload" in result.err
+    assert (result.code, result.out) == (2, "")
+    assert result.err.splitlines() == [
+        "refused: malformed hook payload: stdin is not JSON (Expecting value: line 1 column 1 "
+        "(char 0)) (lac.edit.malformed = deny)"
+    ]
     result = hook(held, {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": "x"})
-    assert (result.code, result.out) == (0, "") and "tool_input is not an object" in result.err
+    assert (result.code, result.out) == (2, "") and "tool_input is not an object" in result.err
+    result = hook(held, "[]", harness="gemini")
+    assert result.code == 0 and len(result.err.splitlines()) == 1
+    assert json.loads(result.out) == {
+        "decision": "deny",
+        "reason": "malformed hook payload: stdin is not a JSON object (lac.edit.malformed = deny)",
+    }
+    git(held, "config", "lac.edit.malformed", "allow")
+    result = hook(held, "{", harness="claude-code")
+    assert (result.code, result.out) == (0, "")
+    assert result.err.splitlines() == [
+        "git lac: malformed hook payload: stdin is not JSON (Expecting property name enclosed "
+        "in double quotes: line 1 column 2 (char 1)); edit allowed (lac.edit.malformed = allow)"
+    ]
     result = hook(held, "[]", harness="gemini")
     assert (result.code, json.loads(result.out)) == (0, {})
-    git(held, "config", "lac.edit.malformed", "deny")
-    reason = claude_denied(hook(held, "{", harness="claude-code"))
-    assert reason.startswith("malformed hook payload: stdin is not JSON")
 
 
 def test_a_bad_setting_is_exit_2_one_line(held: Path, lac: Lac) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import paths
 from ..model import Conflict, LockMode, PathSpec
@@ -25,15 +25,27 @@ class EditView:
 class EditTime(Locks):
     def edit_view(self, changed: Sequence[str]) -> EditView:
         """What the edit hook needs about these repo-relative paths (a
-        directory with a trailing ``/`` stands for everything below it), in
+        directory with a trailing ``/`` stands for everything below it, and
+        ``./`` for the whole work tree), in
         one consistent read: other agents' locks covering them (as the guards
         see them) or, for a directory, inside it too; those our own locks
         here cover; and our claims here, newest first, with the board's clock."""
-        trees = [p for p in changed if p.endswith("/")]
-        concrete = [p.rstrip("/") for p in changed]
+        # A directory (``d/``) is asked as everything below it, ``d/**``: the
+        # key index then reads the locks under ``d/`` and those of its
+        # ancestors (globs such as ``**/*.py``), not every lock of the board.
+        # The top of the work tree (``./``) is everything: ``**``.
+        below = {
+            ("**" if t == "./" else paths.literal(t.rstrip("/")) + "/**"): t
+            for t in changed
+            if t.endswith("/")
+        }
+        concrete = [p.rstrip("/") for p in changed if p != "./"]
         with self.store.read():
             holdings = self.covering(concrete)
-            inside = self._conflicts([PathSpec(paths.literal(t), LockMode.WRITE) for t in trees])
+            inside = [
+                replace(c, path=below[c.path])  # said as the directory asked for
+                for c in self._conflicts([PathSpec(b, LockMode.WRITE) for b in below])
+            ]
             claims = self.store.all("own_claims", agent=self.agent, instance=self.instance)
         now = float(claims[0]["now"]) if claims else None
         # Covered for an edit: by a write lock of ours. A path our claim only

@@ -18,11 +18,13 @@ def guard_edit(session: Session, as_json: bool, harness: str | None) -> Result:
     """The hook through the full command line (entry.py answers the plain
     forms itself): its stdout printed here, its notes and refusal as the edge's."""
     from ..edit_guard import guard_edit as answer
+    from ..edit_guard import read_payload
 
     if session.as_name is not None:  # as LAC_AGENT: the helper's key and the identity
         os.environ["LAC_AGENT"] = session.as_name
-    text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
-    said = answer(harness, text, os.getcwd(), as_json=as_json)
+    said = answer(harness, read_payload(), os.getcwd(), as_json=as_json)
+    if said.code == 2:  # a harness's block form (Claude Code): exit 2, the line its reason
+        raise InvalidInput(said.stderr[0].removeprefix("git lac: "))
     if said.stdout:
         print(said.stdout, flush=True)
     refused = [line for line in said.stderr if line.startswith("refused: ")]

@@ -55,6 +55,7 @@ class EventKind(StrEnum):
     SETTING = "setting"  # a board setting changed (PostgreSQL writes it: stale-after, case)
     LANDING = "landing"  # done, its work not yet in the destination: write locks kept
     LANDED = "landed"  # its work reached the destination: done, locks freed
+    RETURNED = "returned"  # the lander could not land its line: back to its holder (0016)
 
 
 STATES = tuple(TaskState)
@@ -174,6 +175,10 @@ class Task:
     branch: str | None = None  # the branch the claim works on (issue 25)
     tip: str | None = None  # that branch's last commit the board was told of
     landing_since: float | None = None  # done, waiting for its work to land
+    # The lander gave its landing line back (0016): since when, and why (the
+    # tip, the conflicting paths or the check's exit code and last lines).
+    returned_at: float | None = None
+    returned: dict[str, Any] | None = None
 
     @property
     def landing(self) -> bool:
@@ -182,8 +187,16 @@ class Task:
         return self.state == TaskState.CLAIMED and self.landing_since is not None
 
     @property
+    def is_returned(self) -> bool:
+        """Claimed, its landing line given back by the lander (conflict or
+        failed check): in work again, its locks still its holder's."""
+        return self.state == TaskState.CLAIMED and self.returned_at is not None
+
+    @property
     def shown_state(self) -> str:
-        return "landing" if self.landing else str(self.state)
+        if self.landing:
+            return "landing"
+        return "returned" if self.is_returned else str(self.state)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Task:
@@ -206,11 +219,15 @@ class Task:
             branch=row.get("branch"),
             tip=row.get("tip"),
             landing_since=row.get("landing_since"),
+            returned_at=row.get("returned_at"),
+            returned=None if row.get("returned") is None else dict(_json_value(row["returned"])),
         )
 
     def to_json(self) -> dict[str, Any]:
         data = dict(self.__dict__)  # a shallow copy, nested records below (see Lock.to_json)
         data["landing"] = self.landing
+        data["shown_state"] = self.shown_state
+        data["returned"] = dict(self.returned) if self.returned is not None else None
         data["needs"] = list(self.needs)
         data["depends_on"] = [dict(d) for d in self.depends_on]
         data["paths"] = [{"pattern": p.pattern, "mode": p.mode} for p in self.paths]

@@ -33,6 +33,8 @@ Lac = Callable[..., Result]
 FINISHING: dict[str, list[str] | None] = {
     "keeper": ["--once", "--interval", "0.1"],
     "drain": ["--once"],
+    "lander": ["--once"],
+    "land": ["--timeout", "1s"],  # --wait on a queue no lander serves
     "serve": None,
     # Blocks until paths are free (tests/test_wait.py); serves MCP on stdin
     # (tests/test_mcp.py); serves the edit hook on a socket (tests/test_edit_guard.py).

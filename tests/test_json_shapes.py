@@ -161,6 +161,9 @@ TASK = obj(
     tip=nullable(STR),
     landing_since=nullable(NUM),
     landing=BOOL,
+    returned_at=nullable(NUM),
+    returned=nullable(ANY_OBJECT),
+    shown_state=STR,
 )
 EVENT = obj(
     id=INT,
@@ -344,6 +347,16 @@ SUCCESS: dict[str, Schema] = {
         destination=STR,
         landed=array(obj(task=INT, how=STR, tip=STR)),
         landing=array(obj(task=INT, owner=STR, tip=STR)),
+    ),
+    "land": success(
+        task=TASK, destination=nullable(STR), outcome=STR, returned=nullable(ANY_OBJECT)
+    ),
+    "lander": success(
+        destination=STR,
+        landed=array(INT),
+        returned=array(ANY_OBJECT),
+        waiting=array(INT),
+        batches=INT,
     ),
     "lock": success(locks=array(LOCK), now=NUM),
     "unlock": success(unlocked=array(LOCK)),
@@ -606,6 +619,11 @@ def test_every_command_json_matches_its_documented_shape(
         sys.stdin = stdin
     seen(S["sweep"], 0, "sweep")
     seen(S["forecast"], 0, "forecast")
+    added = lac("task", "add", "Land it", "--json")
+    landed = str(added.json["task"]["id"])
+    assert lac("claim", landed, "--as", "dana").code == 0
+    seen(S["land"], 0, "land", landed, "--as", "dana")  # its branch is in the destination
+    seen(S["lander"], 0, "lander", "--once")
 
     seen(S["doctor unhealthy"], 1, "doctor")  # no hooks yet
     seen(S["hooks install"], 0, "hooks", "install")

@@ -21,6 +21,7 @@ lock is granted. Refusals are raised as the typed reasons of
 ``snapshot``   the live page's read model (one transaction, plain data)
 ``edit``       what the agent-harness edit hook asks (issue 23)
 ``landing``    a claim's branch and tip; landing claims and their settling (issue 25)
+``land_queue`` a landing line the lander gave back to its holder (``returned``)
 =============  ==============================================================
 """
 
@@ -31,7 +32,8 @@ from typing import Any
 from .claims import MAX_NEXT_SKIPS, Claim
 from .core import COUNT_CAP, BlobLookup, Page
 from .edit import EditTime, EditView
-from .landing import DEFAULT_LANDING_PERIOD_S, Landings
+from .land_queue import LandQueue
+from .landing import DEFAULT_LANDING_PERIOD_S
 from .liveness import SWEEP_EVERY_S
 from .validate import (
     MAX_BODY,
@@ -72,7 +74,7 @@ __all__ = [
 ]
 
 
-class Board(Landings, EditTime):
+class Board(LandQueue, EditTime):
     """One agent's view of one board: ``Board(store, identity, prefix=…,
     ignorecase=…, blob_ids=…)`` (:class:`.core.BoardCore`). Its verbs are
     those of its parts, listed in this module's docstring."""

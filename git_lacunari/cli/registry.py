@@ -29,6 +29,8 @@ COMMANDS = {
     "init": "setup:init",
     "instance": "instance:instance",
     "keeper": "liveness:keeper",
+    "land": "land_queue:land",
+    "lander": "land_queue:lander",
     "lock": "locks:lock",
     "locks": "locks:locks",
     "log": "listing:log",

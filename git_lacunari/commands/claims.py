@@ -191,7 +191,7 @@ def heartbeat(session: Session, tasks: tuple[str, ...]) -> Result:
     return Result(
         {"refreshed": refreshed, "notices": [n.to_json() for n in told]},
         "heartbeat: " + (" ".join(f"#{t}" for t in refreshed) or "no claims"),
-        warnings=[f"git lac: {n.said()}" for n in told],
+        warnings=[f"git lac: {n.said()}" for n in told] + _returned(board, refreshed),
         unfinished=(
             f"{len(told)} of your claims or locks taken by force (above)"
             if len(told) > 1
@@ -200,6 +200,21 @@ def heartbeat(session: Session, tasks: tuple[str, ...]) -> Result:
         if told
         else None,
     )
+
+
+def _returned(board: Board, refreshed: list[int]) -> list[str]:
+    """Our refreshed claims whose landing line the lander gave back: said on
+    every heartbeat until the holder lands it again (the landing queue)."""
+    if not refreshed:
+        return []
+    from ..errors import LacError
+    from ..land_queue import told
+
+    try:
+        back = board.returned_claims(mine=True)
+    except LacError:
+        return []
+    return [f"git lac: {shown(told(t))}" for t in back if t.id in refreshed]
 
 
 def _track_moves(session: Session) -> list[tuple[int, str | None, str]]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ..edge import Result, say
-from ..model import TaskState
+from ..model import Task, TaskState
 from ..session import Session
+from ..views import shown
 from ..views.status import ready_json, ready_line, ready_text, status_text
 from ..views.tasks import more_line, paged
 
@@ -52,6 +53,14 @@ def _ready_stream(session: Session, lane: str, *, as_json: bool) -> Result:
     return Result(shown=True)
 
 
+def returned_lines(claims: list[Task]) -> str:
+    """The landing lines given back to us (the landing queue): what to fix."""
+    from ..land_queue import told
+
+    said = [f"\n{shown(told(t))}" for t in claims if t.is_returned]
+    return ("\n" if said else "") + "".join(said)
+
+
 def status(session: Session) -> Result:
     from ..hooks import HOOK_NAMES, hooks_dir, is_ours
     from ..liveness import tell
@@ -79,6 +88,7 @@ def status(session: Session) -> Result:
         t.id: board.where_of(t.instance) for t, _, _ in claims if t.instance != board.instance
     }
     text = status_text(ident, board.instance, info, installed, claims, held, now, told, elsewhere)
+    text += returned_lines([t for t, _, _ in claims])
     return Result(
         {
             "agent": ident.name,

@@ -141,6 +141,7 @@ def post_receive(stdin_text: str, env: dict[str, str] | None = None) -> Result:
     body: dict[str, object] = {"hook": "post-receive", "landed": []}
     try:
         refs = parse_receive_lines(stdin_text)
+        _wake_lander(repo)
         dest = destination(repo)
         dest_ref = _full_ref(repo, dest) if dest else None
         moved = [r for r in refs if r.ref == dest_ref and not is_zero(r.new)]
@@ -181,6 +182,14 @@ def post_receive(stdin_text: str, env: dict[str, str] | None = None) -> Result:
         f"git lac: task #{s.task.id} landed ({s.how}); its locks are released" for s in settled
     ]
     return Result(body, "\n".join(lines))
+
+
+def _wake_lander(repo: Repo) -> None:
+    """The landing queue (land_queue.py): lines queued, by this push or
+    before a restart, are landed by a lander started detached."""
+    from ..land_queue import wake
+
+    wake(repo)
 
 
 def _full_ref(repo: Repo, name: str) -> str | None:

@@ -620,6 +620,14 @@ def judge_receive(
         if (probed := receive_verdict(plan, pusher)) is not None:
             return probed
     check_board_kept(repo, refs)
+    if any(r.ref.startswith("refs/lac/land/") for r in refs):
+        # The landing queue (land_queue.py): only a task's holder queues its line.
+        from ..land_queue import check_queue_push
+
+        try:
+            check_queue_push(open_board(repo, pusher), refs, pusher.name)
+        except CannotWorkHere as exc:
+            return _server_offline(repo, exc)
     changed = sorted({p for _, _, ps in plan for p in ps})
     if not changed:
         return Verdict("pre-receive", Decision.ALLOWED, pusher=pusher)

@@ -98,6 +98,8 @@ QueryName = Literal[
     "record_version",
     "release",
     "reopen",
+    "return_line",
+    "returned_claims",
     "rollback",
     "schema_version",
     "serialize_locks",

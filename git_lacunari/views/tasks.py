@@ -56,6 +56,17 @@ def show_text(task: Task, now: float) -> str:
             f"  landing   since {ago(task.landing_since, now)}: its write locks stay until its "
             "work is in the destination (`git lac sweep`)"
         )
+    if task.is_returned:
+        why = task.returned or {}
+        lines.append(f"  returned  {ago(task.returned_at, now)}: the lander could not land it")
+        if why.get("reason") == "check":
+            lines.append(f"            {shown(str(why.get('check')))} exited {why.get('exit')}")
+            lines += [f"            | {shown(str(line))}" for line in why.get("output") or []]
+        else:
+            conflicts = ", ".join(str(p) for p in why.get("conflicts") or [])
+            dest = shown(str(why.get("destination")))
+            lines.append(f"            conflicts with {dest} in {shown(conflicts)}")
+        lines.append(f"            fix the line, then `git lac land {task.id}` again")
     if task.needs:
         lines.append(f"  needs     {shown(', '.join(task.needs))}")
     for dep in task.depends_on:

@@ -72,7 +72,8 @@ BEGIN
        SET landing_since = coalesce(t.landing_since, lac_now()), heartbeat_at = lac_now(),
            stale_after = greatest(coalesce(t.stale_after, lac_default_stale()),
                                   lac_landing_period()),
-           branch = coalesce(p_branch, t.branch), tip = p_tip
+           branch = coalesce(p_branch, t.branch), tip = p_tip,
+           returned_at = NULL, returned = NULL
      WHERE t.id = p_task AND t.state = 'claimed' AND t.owner = a AND t.instance = p_instance
     RETURNING t.* INTO landing;
     IF FOUND THEN
@@ -118,6 +119,44 @@ BEGIN
             'how', p_how, 'tip', p_tip, 'holder', was.owner,
             'locks', lac_free_task_locks(p_task)));
         RETURN NEXT finished;
+    END IF;
+END
+$$;
+
+-- The landing queue (0016): the lander could not take the landing line at
+-- p_tip onto the destination (p_detail: the conflicting paths, or the
+-- check's exit code and output). The claim goes back to its holder, in
+-- work, its locks kept: not done, not open, not another's. Only while its
+-- tip is still p_tip; in team mode by its holder or a keeper (the server's
+-- lander runs as one), as lac_api_landed.
+CREATE OR REPLACE FUNCTION lac_api_return_line(p_task bigint, p_tip text, p_detail jsonb,
+                                               p_agent text)
+    RETURNS SETOF lac_tasks
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    a text := lac_who(p_agent);
+    was lac_tasks;
+    back lac_tasks;
+BEGIN
+    PERFORM lac_require_current();
+    IF lac_team() THEN
+        PERFORM lac_actor(p_agent);  -- refuses a name that is not the session's
+    END IF;
+    SELECT * INTO was FROM lac_tasks t WHERE t.id = p_task;
+    IF FOUND AND NOT lac_keeps(was.owner) THEN
+        PERFORM lac_refuse(format(
+            'team mode: only its holder or a keeper returns the landing line of task #%s', p_task));
+    END IF;
+    UPDATE lac_tasks t SET landing_since = NULL, returned_at = lac_now(),
+                           returned = coalesce(p_detail, '{}'::jsonb)
+     WHERE t.id = p_task AND t.state = 'claimed' AND t.landing_since IS NOT NULL
+       AND t.tip = p_tip
+    RETURNING t.* INTO back;
+    IF FOUND THEN
+        PERFORM lac_changed('returned', p_task, a, jsonb_build_object(
+            'tip', p_tip, 'holder', was.owner));
+        RETURN NEXT back;
     END IF;
 END
 $$;

@@ -381,7 +381,7 @@ BEGIN
         UPDATE lac_tasks AS t
            SET state = 'claimed', owner = a, claimed_at = lac_now(), heartbeat_at = lac_now(),
                stale_after = p_stale_after, attempts = t.attempts + 1, instance = p_instance,
-               branch = NULL, tip = NULL, landing_since = NULL
+               branch = NULL, tip = NULL, landing_since = NULL, returned_at = NULL, returned = NULL
          WHERE t.id = p_task AND t.state = 'open'
            AND EXISTS (SELECT 1 FROM lac_claimable(t.id, a) AS ok WHERE ok)
         RETURNING t.*
@@ -408,7 +408,7 @@ BEGIN
         UPDATE lac_tasks AS u
            SET state = 'claimed', owner = a, claimed_at = lac_now(), heartbeat_at = lac_now(),
                stale_after = p_stale_after, attempts = u.attempts + 1, instance = p_instance,
-               branch = NULL, tip = NULL, landing_since = NULL
+               branch = NULL, tip = NULL, landing_since = NULL, returned_at = NULL, returned = NULL
          WHERE u.state = 'open'
            AND u.id = (SELECT t.id FROM lac_tasks t
                         WHERE t.lane = p_lane AND t.state = 'open'

@@ -33,7 +33,7 @@ UPDATE lac_tasks
                                     WHERE s.name = 'stale_after'), 1800.0),
                          coalesce((SELECT CAST(s.value AS REAL) FROM lac_settings s
                                     WHERE s.name = 'landing_period'), 86400.0)),
-       branch = coalesce(:branch, branch), tip = :tip
+       branch = coalesce(:branch, branch), tip = :tip, returned_at = NULL, returned = NULL
  WHERE id = :task_id AND state = 'claimed' AND owner = :agent AND instance = :instance
 RETURNING *
 

@@ -54,7 +54,7 @@ SELECT 1 AS hit FROM reach WHERE id = :task_id LIMIT 1
 UPDATE lac_tasks AS t
    SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
        stale_after = :stale_after, attempts = attempts + 1, instance = :instance,
-       branch = NULL, tip = NULL, landing_since = NULL
+       branch = NULL, tip = NULL, landing_since = NULL, returned_at = NULL, returned = NULL
  WHERE t.id = :task_id AND t.state = 'open' AND {{claimable}}
 -- RETURNING sees the table by its own name, not by its alias.
 RETURNING *, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = lac_tasks.id) AS has_paths
@@ -77,7 +77,7 @@ UPDATE lac_tasks AS u
        stale_after = coalesce(:stale_after, (SELECT CAST(s.value AS REAL) FROM lac_settings s
                                               WHERE s.name = 'stale_after'), 1800.0),
        attempts = attempts + 1, instance = :instance,
-       branch = NULL, tip = NULL, landing_since = NULL
+       branch = NULL, tip = NULL, landing_since = NULL, returned_at = NULL, returned = NULL
  WHERE u.state = 'open'
    AND u.id = (SELECT t.id FROM lac_tasks t
                 WHERE t.lane = :lane AND t.state = 'open' AND {{claimable}}

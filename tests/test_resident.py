@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -157,3 +158,106 @@ def test_the_helper_answers_every_call_as_the_direct_path(
             difflib.unified_diff(str(one).split(", "), str(other).split(", "))
         )
     assert direct_board == resident_board
+
+
+# --- a fleet's idle helpers hold no board connection --------------------------------
+
+FLEET = 20
+
+
+def _idle_connections(server: str, app: str) -> int:
+    import psycopg
+
+    with psycopg.connect(server, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND state = 'idle'",
+            (app,),
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _edit_payload(clone: Path) -> str:
+    return json.dumps(
+        {
+            "session_id": "s",
+            "transcript_path": "/tmp/t.jsonl",
+            "cwd": str(clone),
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "tool_input": {"file_path": str(clone / "notes.md"), "content": "x\n"},
+            "tool_use_id": "toolu_01",
+        }
+    )
+
+
+@pytest.mark.slow
+def test_a_fleet_of_helpers_holds_no_idle_connection(tmp_path: Path, pg_server: str) -> None:
+    """20 clones on one PostgreSQL board, each running the edit hook (whose
+    helper keeps the board open between questions) and a commit through its
+    helper: while they work the helpers hold connections; 15 s after the
+    last question, at most 3 are left idle (lac.edit.helper-linger, 5 s)."""
+    import uuid
+
+    app = f"lac_fleet_{uuid.uuid4().hex[:10]}"
+    with pg_schema(pg_server) as url:
+        origin = make_repo(tmp_path / "origin")
+        env = {
+            **os.environ,
+            "PATH": BIN + os.pathsep + os.environ["PATH"],
+            "PGAPPNAME": app,
+            "LAC_EDIT_HELPER": "auto",
+        }
+        assert _run([LAC, "init", "--url", url], origin, env)[1] == 0
+        clones = []
+        try:
+            for n in range(FLEET):
+                clone = tmp_path / f"clone-{n}"
+                git(tmp_path, "clone", "-q", str(origin), str(clone))
+                git(clone, "config", "lac.url", url)
+                agent = {**env, "LAC_AGENT": f"agent-{n}"}
+                assert _run([LAC, "hooks", "install"], clone, agent)[1] == 0
+                first = _run(
+                    [LAC, "guard", "edit", "--harness", "claude-code"],
+                    clone,
+                    agent,
+                    _edit_payload(clone),
+                )
+                assert first[1] == 0, first
+                clones.append((clone, agent))
+            deadline = time.monotonic() + 30
+            while (
+                time.monotonic() < deadline
+                and sum(1 for c, _ in clones if list((c / ".git" / "lacunari").glob("edit-*.sock")))
+                < FLEET
+            ):
+                time.sleep(0.2)
+            # at once, through the helpers now: each keeps its board open
+            procs = [
+                subprocess.Popen(
+                    [LAC, "guard", "edit", "--harness", "claude-code"],
+                    cwd=clone,
+                    env=agent,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    text=True,
+                )
+                for clone, agent in clones
+            ]
+            for proc, (clone, _) in zip(procs, clones, strict=True):
+                proc.communicate(_edit_payload(clone))
+                assert proc.returncode == 0
+            busy = _idle_connections(pg_server, app)
+            assert busy > 3, f"the helpers held only {busy} connections: nothing measured"
+            for clone, agent in clones:
+                (clone / "notes.md").write_text("x\n")
+                git(clone, "add", "notes.md")
+                committed = _run(["git", "commit", "-qm", "notes"], clone, agent)
+                assert committed[1] == 0, committed
+            time.sleep(15)
+            left = _idle_connections(pg_server, app)
+            assert left <= 3, f"{left} idle connections 15 s after the last question"
+        finally:
+            _stop_helpers(tmp_path)

@@ -293,7 +293,10 @@ def ask(argv: list[str], stdin_text: str | None) -> Answer | Missed:
     runs here). ``stdin_text``: the call's standard input, already read."""
     if disabled():
         return Missed("off")
-    cwd = os.getcwd()
+    try:
+        cwd = os.getcwd()
+    except OSError:  # a directory removed under the caller: the direct path says so
+        return Missed("no repository")
     found = git_dir(cwd)
     if found is None:
         return Missed("no repository")

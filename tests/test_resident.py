@@ -261,3 +261,27 @@ def test_a_fleet_of_helpers_holds_no_idle_connection(tmp_path: Path, pg_server: 
             assert left <= 3, f"{left} idle connections 15 s after the last question"
         finally:
             _stop_helpers(tmp_path)
+
+
+def test_the_hooks_thin_client_imports_next_to_nothing(tmp_path: Path) -> None:
+    """What a hook script's first process loads (python -I -S resident.py):
+    nothing of the package, no click, no board, no driver, and not even json,
+    socket, typing or hashlib (each costs more than the interpreter's start)."""
+    import git_lacunari.resident as resident
+
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-X", "importtime", resident.__file__, LAC, "status"],
+        cwd=tmp_path,  # no repository: the call goes to git-lac itself, after the imports
+        env={**os.environ, "LAC_EDIT_HELPER": "auto"},
+        capture_output=True,
+        text=True,
+    )
+    loaded = {
+        line.split("|")[-1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert "_socket" in loaded, loaded  # it did run: what it needs is there
+    heavy = {"json", "socket", "typing", "hashlib", "click", "psycopg", "sqlite3", "re", "enum"}
+    assert not loaded & heavy, loaded & heavy
+    assert not any(name.startswith("git_lacunari") for name in loaded), loaded

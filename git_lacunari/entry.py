@@ -13,19 +13,15 @@ parsers do not know (`-h`, say), goes to the full command line in
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 
-NO_ARGUMENTS = ("pre-commit", "pre-merge-commit", "pre-receive")
+from .resident import ClaimNext, claim_next_call, hook_call
 
-
-def _hook_call(argv: list[str]) -> tuple[str, str | None, str | None] | None:
-    """(hook, remote, url) for the exact calls the installed hooks make."""
-    if len(argv) == 2 and argv[0] == "guard" and argv[1] in NO_ARGUMENTS:
-        return argv[1], None, None
-    if len(argv) == 4 and argv[:2] == ["guard", "pre-push"] and not argv[2].startswith("-"):
-        return "pre-push", argv[2], argv[3]
-    return None
+TYPE_CHECKING = False  # not typing's: the edit hook loads this module before every tool call
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _Reconcile:
@@ -89,41 +85,7 @@ def _edit_call(argv: list[str]) -> tuple[str | None] | None:
     return None
 
 
-class _ClaimNext:
-    def __init__(self) -> None:
-        self.lane = "default"
-        self.as_json = False
-        self.as_name: str | None = None
-
-
-def _claim_next_call(argv: list[str]) -> _ClaimNext | None:
-    """`claim --next` with no option but ``--lane``, ``--json`` and ``--as``
-    (each at most once): what an agent's loop runs between two tasks, so it
-    skips click (about a sixth of the whole process). Anything else, ``-h``
-    included, is left to click, which parses it and says what is wrong."""
-    if argv[:1] != ["claim"] or "--next" not in argv:
-        return None
-    call = _ClaimNext()
-    valued = {"--lane": "lane", "--as": "as_name"}
-    seen: set[str] = set()
-    words = iter(argv[1:])
-    for word in words:
-        name, eq, value = word.partition("=")
-        if word in ("--next", "--json") and word not in seen:
-            call.as_json = call.as_json or word == "--json"
-        elif name in valued and name not in seen:
-            given = value if eq else next(words, None)
-            if not given or given.startswith("-"):
-                return None
-            setattr(call, valued[name], given)
-            word = name
-        else:
-            return None
-        seen.add(word)
-    return call
-
-
-def _claim_next(call: _ClaimNext) -> int:
+def _claim_next(call: ClaimNext) -> int:
     """`claim --next` as the full command line runs it (cli/options.common):
     the sign of life after the claim, none after invalid input."""
     from .commands.claims import claim
@@ -183,20 +145,47 @@ def main() -> None:
     if argv == ["guard", "edit-helper"]:  # started by the edit hook itself
         from .edit_server import serve
 
-        sys.exit(serve(os.getcwd()))
+        sys.exit(serve(os.getcwd(), run_call))
+    from . import resident
+
+    code, missed, stdin_text = resident.forward(argv)
+    if code is not None:  # the resident helper answered, with dispatch() itself
+        sys.exit(code)
+    answerable = missed is not None and missed.why not in ("not resident", "no repository")
+    if answerable and resident.required():
+        from .edit_helper import start_helper
+
+        sys.exit(resident.forward_started(argv, stdin_text, start_helper))
+    if stdin_text is not None:  # read for the helper: the direct path reads it again
+        import io
+
+        sys.stdin = io.StringIO(stdin_text)
+    code = dispatch(argv)
+    if missed is not None and missed.absent:  # decided here: a helper for next time
+        from .edit_helper import spawn_here
+
+        spawn_here()
+    sys.exit(code)
+
+
+def dispatch(argv: list[str]) -> int:
+    """Run one call of the executable; its exit code. The direct path, and
+    what the resident helper runs for the calls it answers (:mod:`resident`):
+    one implementation, the same inputs (argv, environment, working
+    directory, standard input)."""
     edit = _edit_call(argv)
     if edit is not None:
         from .edit_guard import main as guard_edit
 
-        sys.exit(guard_edit(edit[0]))
+        return guard_edit(edit[0])
     if argv in (["guard", "post-commit"], ["guard", "post-receive"]):
-        sys.exit(_after(argv[1]))
-    claim_next = _claim_next_call(argv)
+        return _after(argv[1])
+    claim_next = claim_next_call(argv)
     if claim_next is not None:
-        sys.exit(_claim_next(claim_next))
+        return _claim_next(claim_next)
     if len(argv) == 3 and argv[:2] == ["guard", "commit-msg"] and not argv[2].startswith("-"):
-        sys.exit(_after("commit-msg", argv[2]))
-    hook = _hook_call(argv)
+        return _after("commit-msg", argv[2])
+    hook = hook_call(argv)
     fast = _reconcile_call(argv) if hook is None else None
     if fast is not None:
         from .edge import run
@@ -247,4 +236,56 @@ def main() -> None:
 
         with session:
             code = run(guarded, as_json=False)
-    sys.exit(code)
+    return code
+
+
+# --- the calls the resident helper runs (edit_server.serve) -----------------------
+
+
+class Captured(io.StringIO):
+    """A caller's stdout or stderr, held for the answer: a terminal if the
+    caller's is one (so what is printed is what the caller would print)."""
+
+    def __init__(self, tty: bool, text: str = "") -> None:
+        super().__init__(text)
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def run_call(request: dict[str, Any]) -> dict[str, Any]:
+    """One call, run as its own process would run it (:func:`entry.dispatch`),
+    in the caller's environment and working directory, with its standard
+    input; what it printed and its exit code. Everything it changed of this
+    process (environment, directory, streams) is put back."""
+    import traceback
+
+    argv, env, cwd = request["run"], request["env"], request["cwd"]
+    tty = request.get("tty") or [False, False, False]
+    saved_env = dict(os.environ)
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    here = os.open(".", os.O_RDONLY)
+    out, err = Captured(bool(tty[1])), Captured(bool(tty[2]))
+    try:
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(env)
+        sys.stdin = Captured(bool(tty[0]), request.get("stdin") or "")
+        sys.stdout, sys.stderr = out, err
+        try:
+            code = dispatch([str(word) for word in argv])
+        except SystemExit as exc:  # as the interpreter turns one into an exit code
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if exc.code is not None and not isinstance(exc.code, int):
+                print(exc.code, file=err)
+        except Exception:  # as the interpreter shows an error nothing caught
+            err.write(traceback.format_exc())
+            code = 1
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        os.environ.clear()
+        os.environ.update(saved_env)
+        os.fchdir(here)
+        os.close(here)
+    return {"stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}

@@ -51,7 +51,9 @@ def lac_executable() -> str:
 # The one template every hook is made from (hooks/hook.template). A line
 # that starts with tags, ``[client stdin]text``, is kept (as ``text``) only in
 # a hook that has every one of them; ``@HOOK@``, ``@WHAT@`` and ``@LAC@`` are
-# filled in. A hook's tags are its name and these traits:
+# filled in (``@PY@`` and ``@CLIENT@``: the interpreter and the resident
+# helper's thin client, :mod:`git_lacunari.resident`, that the hook tries
+# first). A hook's tags are its name and these traits:
 TEMPLATE = "hook.template"
 TRAITS = {
     "pre-commit": ("client", "args"),  # runs on this clone; takes arguments, no stdin
@@ -65,16 +67,24 @@ TRAITS = {
 }
 WHAT = {"pre-commit": "commit", "pre-merge-commit": "merge", "pre-push": "push"}
 TAGGED = re.compile(r"\[([a-z][a-z-]*(?: [a-z][a-z-]*)*)\](.*)", re.DOTALL)
-FIELD = re.compile(r"@(HOOK|WHAT|LAC)@")
+FIELD = re.compile(r"@(HOOK|WHAT|LAC|PY|CLIENT)@")
 
 
-def render(name: str, executable: str) -> str:
-    """The hook ``name``, running ``executable``."""
+def render(name: str, executable: str, python: str | None = None, client: str | None = None) -> str:
+    """The hook ``name``, running ``executable`` (through ``client``, run by
+    ``python``: by default this interpreter and this package's)."""
+    from . import resident
+
     has = {name, *TRAITS[name]}
+    python = sys.executable if python is None else python
+    client = os.path.abspath(resident.__file__) if client is None else client
     fields = {
         "HOOK": name,
         "WHAT": WHAT.get(name, "push"),
-        "LAC": executable.replace("'", "'\\''"),  # inside single quotes
+        # inside single quotes
+        "LAC": executable.replace("'", "'\\''"),
+        "PY": python.replace("'", "'\\''"),
+        "CLIENT": client.replace("'", "'\\''"),
     }
     kept = []
     for line in (TEMPLATES / TEMPLATE).read_text().splitlines(keepends=True):

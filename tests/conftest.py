@@ -43,6 +43,7 @@ GITCONFIG = (
     "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
     "[core]\n\teol = lf\n\tautocrlf = false\n"
 )
+RESIDENT_CONFIG = '[lac "edit"]\n\thelper-idle = 20s\n'
 # What the seal lets through of the caller's environment by name prefix: the
 # knobs that point the suite at its PostgreSQL server (read by ``pg_server``).
 SEAL_KEEPS = ("LAC_TEST_", "LAC_REQUIRE_PG")
@@ -92,7 +93,12 @@ def sealed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
         if var.startswith(SEAL_DROPS) or var in SEAL_DROP_NAMES:
             monkeypatch.delenv(var)
     home = tmp_path_factory.mktemp("home")
-    (home / ".gitconfig").write_text(GITCONFIG)
+    # The resident helper: off (each hook and command decides in its own
+    # process), unless LAC_TEST_RESIDENT=1 runs the suite's calls through it
+    # (LAC_EDIT_HELPER=require), each helper leaving soon after its test.
+    resident = os.environ.get("LAC_TEST_RESIDENT") == "1"
+    monkeypatch.setenv("LAC_EDIT_HELPER", "require" if resident else "off")
+    (home / ".gitconfig").write_text(GITCONFIG + (RESIDENT_CONFIG if resident else ""))
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))

@@ -41,8 +41,7 @@ def hook(
 ) -> Result:
     """The hook as a harness runs it: a real process, the payload on stdin."""
     full = {**os.environ, "LAC_AGENT": agent, **(env or {})}
-    if not helper:
-        full["LAC_EDIT_HELPER"] = "off"
+    full["LAC_EDIT_HELPER"] = "auto" if helper else "off"
     args = [LAC, "guard", "edit", *(["--harness", harness] if harness else [])]
     text = payload if isinstance(payload, str) else json.dumps(payload)
     proc = subprocess.run(args, cwd=repo, env=full, input=text, capture_output=True, text=True)

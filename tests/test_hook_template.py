@@ -26,24 +26,25 @@ ALL = (*HOOK_NAMES, *SERVER_HOOK_NAMES)
 # sha256 of each hook rendered with @LAC@ left as itself: first the four files
 # hooks/pre-commit... as they were before the template replaced them; then
 # the client hooks changed once, on purpose (issue 22: LAC_GUARD=off is read
-# by the script itself, before git-lac is looked for). A deliberate change to
-# a hook changes its digest here, in the same commit.
+# by the script itself, before git-lac is looked for); then every hook once
+# more, on purpose: it runs the resident helper's thin client first
+# (@PY@ -I -S @CLIENT@), git-lac itself when that is gone. A deliberate
+# change to a hook changes its digest here, in the same commit.
 SHIPPED = {
-    "pre-commit": "60496ec4e34ebe8b6e6371e99e24f8ed596d37a70b3408943082d999c41d42a8",
-    "pre-push": "dbbf5c133b060dcd47d265b6fc8b44c21927202fa1e7b1afd03dd42d654a3aea",
-    "pre-merge-commit": "52ee27fcbaf7bd942b4514a76ec9173ca657313e1f182b3268940b16c12fe73a",
-    "pre-receive": "bd4e7ff44823a689e4025b47d5b994fea236df3c1798e7917a1159d67837dc70",
-    # Issue 25 (landing): the hooks after the fact, new.
-    "post-commit": "daafd10bb3e09148fa387985c953c2848a3a718ad812b1a8fd546b7b0ee604d4",
-    "post-receive": "5db9fb9e8212c3638ff65131652996597783df9928daef6ffe9cff5d11ca031a",
-    # Rebased and squashed work known where its tip never was: new.
-    "commit-msg": "bd2f3f2bf4cbf820cca13f2a968f8f9c19b059b7c625214066e396b8866ed361",
+    "pre-commit": "f4d16c17fe0411aa8f1c4b2d0581d73a7d502d3adb80921553b2b1ae06105cc4",
+    "pre-push": "1b032843f8b24ea901ac7364e44e0e6ecd11faa8507e13ee439d14047003172b",
+    "pre-merge-commit": "9b77d71061b2281b938c79c017b93a89e4914cd43a185abce7b8e5e859d894da",
+    "post-commit": "818886ddf044caa87ae4d7a5080bf5491f74f69970631c73617c910a743ebabe",
+    "commit-msg": "2e22d1e67568e0991ec1df10e3b07a35e59731bc3675539af54448f63de2c033",
+    "pre-receive": "7ceb0d2905c4e121ff711b8c948ea8f003edce6eb9b17f198db30e0c5ac16bf4",
+    "post-receive": "26c9008637ee344ae4e7fc281d89fe69d92817ffb384a52a958c8ac7730f923b",
 }
 
 
 @pytest.mark.parametrize("name", ALL)
 def test_each_hook_is_the_script_that_shipped_before(name: str) -> None:
-    assert hashlib.sha256(render(name, "@LAC@").encode()).hexdigest() == SHIPPED[name]
+    text = render(name, "@LAC@", "@PY@", "@CLIENT@")
+    assert hashlib.sha256(text.encode()).hexdigest() == SHIPPED[name]
 
 
 def test_every_tag_in_the_template_is_a_hook_or_a_trait() -> None:
@@ -59,13 +60,16 @@ def test_every_tag_in_the_template_is_a_hook_or_a_trait() -> None:
 
 @pytest.mark.parametrize("name", ALL)
 def test_a_rendered_hook_is_whole_shell(name: str) -> None:
-    text = render(name, "/opt/git lac's/bin/git-lac")
+    text = render(name, "/opt/git lac's/bin/git-lac", "/opt/py's/python3", "/opt/c's/resident.py")
     assert text.startswith("#!/bin/sh\n") and MARKER in text
-    assert not re.search(r"@(HOOK|WHAT|LAC)@", text)
+    assert not re.search(r"@(HOOK|WHAT|LAC|PY|CLIENT)@", text)
     assert not any(TAGGED.match(line) for line in text.splitlines())
     assert "LAC='/opt/git lac'\\''s/bin/git-lac'\n" in text
     assert f'"$here/{name}.legacy"' in text
-    assert f'"$LAC" guard {name}' in text
+    assert "PY='/opt/py'\\''s/python3'\n" in text
+    assert "CLIENT='/opt/c'\\''s/resident.py'\n" in text
+    assert f"lac_run guard {name}" in text
+    assert '"$PY" -I -S "$CLIENT" "$LAC" "$@"' in text and '"$LAC" "$@"' in text
     subprocess.run(["sh", "-n"], input=text, text=True, check=True)
 
 

@@ -31,7 +31,10 @@ def test_the_seal_holds(tmp_path: Path) -> None:
         or (var.startswith("LAC_") and not var.startswith(("LAC_TEST_", "LAC_REQUIRE_PG")))
         or var in ("EMAIL", "GIT_AUTHOR_NAME", "GIT_COMMITTER_EMAIL")
     )
-    assert leaked == ["GIT_CONFIG_NOSYSTEM"], leaked
+    # Both set by the seal itself: no system config, and no resident helper
+    # (LAC_EDIT_HELPER=off; require under LAC_TEST_RESIDENT=1).
+    assert leaked == ["GIT_CONFIG_NOSYSTEM", "LAC_EDIT_HELPER"], leaked
+    assert os.environ["LAC_EDIT_HELPER"] in ("off", "require")
 
     repo = make_repo(tmp_path / "repo")
     home = Path(os.environ["HOME"])

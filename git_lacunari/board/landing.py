@@ -17,7 +17,7 @@ from .claims import Claims
 from .validate import validate_branch, validate_task_id, validate_tip
 
 DEFAULT_LANDING_PERIOD_S = 24 * 3600.0
-HOW = ("merged", "rebased", "squashed")
+HOW = ("merged", "rebased", "cherry-picked", "squashed")  # landing.LandedBy
 
 
 class Landings(Claims):
@@ -92,9 +92,10 @@ class Landings(Claims):
             return [Task.from_row(r) for r in self.store.all("landing_claims")]
 
     def settle_landed(self, task: Task, how: str) -> Task | None:
-        """``task``'s work has landed (``how``: merged, rebased, squashed) at
-        the tip it had when it was read: done, its locks freed. None when the
-        claim changed since (released, expired, settled, or a new tip)."""
+        """``task``'s work has landed (``how``: merged, rebased,
+        cherry-picked, squashed) at the tip it had when it was read: done,
+        its locks freed. None when the claim changed since (released,
+        expired, settled, or a new tip)."""
         if how not in HOW:
             raise InvalidInput(f"work lands {', '.join(HOW)}, not {how!r}")
         if task.tip is None:

@@ -1,0 +1,125 @@
+"""One landing rule, judged by commits, told truthfully: a worker's clone and
+a bare server with the real server hooks (`hooks install --server`), real
+commits and pushes, both backends."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from .conftest import Result, git
+from .test_guard import run_git
+from .test_landing_flow import hooked, landing, never_saw, push, server, state, work
+
+Lac = Callable[..., Result]
+__all__ = ["landing", "server"]  # fixtures, used by name
+
+
+def three_commit_line(lac: Lac, repo: Path) -> list[str]:
+    """Task #1 (core/auth.py) claimed by dana on branch feat: three commits,
+    each changing core/auth.py (named by the commit-msg hook), then `done`."""
+    assert lac("hooks", "install").code == 0
+    assert lac("task", "add", "auth", "--write", "core/auth.py").code == 0
+    rows = [f"row {n}\n" for n in range(12)]
+    (repo / "core" / "auth.py").write_text("".join(rows))
+    git(repo, "add", "core/auth.py")
+    git(repo, "commit", "-qm", "auth as it was", "--no-verify")
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    git(repo, "checkout", "-q", "-b", "feat")
+    assert lac("claim", "1", "--as", "dana").code == 0
+    made = []
+    for n in (1, 5, 9):
+        rows[n] = f"row {n} by dana\n"
+        made.append(work(repo, "feat", "core/auth.py", "".join(rows)))
+    done = lac("done", "1", "--as", "dana", "--json")
+    assert done.code == 0 and done.json["landing"] is True, done.err
+    return made
+
+
+def test_the_middle_commit_cherry_picked_settles_nothing(
+    lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """The server received the whole line (its branch), then main got only
+    the middle commit: neither its post-receive nor a sweep settles the
+    claim; the rest of the line picked, both see it landed."""
+    hooked(server, repo, board_url)
+    first, middle, last = three_commit_line(lac, repo)
+    assert push(repo, "dana", "feat").code == 0  # the server has the line
+    git(repo, "checkout", "-q", "main")
+    git(repo, "cherry-pick", middle)
+    assert "Lac-Task: 1" in git(repo, "log", "-1", "--format=%B")
+    pushed = push(repo, "dana", "main")
+    assert pushed.code == 0, pushed.err
+    assert "landed" not in pushed.err, pushed.err
+    swept = lac("sweep", "--json")
+    assert swept.json["landed"] == [] and swept.json["landing"][0]["task"] == 1
+    assert state(lac, 1) == ("claimed", True)
+    refused = lac("lock", "core/auth.py", "--as", "erin")
+    assert refused.code == 1 and "dana holds core/auth.py" in refused.err
+    git(repo, "cherry-pick", last, first)  # every commit now, out of order
+    pushed = push(repo, "dana", "main")
+    assert "task #1 landed (cherry-picked); its locks are released" in pushed.err, pushed.err
+    assert state(lac, 1) == ("done", False)
+
+
+def test_sweep_alone_judges_by_commits_too(lac: Lac, repo: Path, server: Path) -> None:
+    """No server hook: the worker's sweep is the judge, by the same rule."""
+    _, middle, _ = three_commit_line(lac, repo)
+    git(repo, "checkout", "-q", "main")
+    git(repo, "cherry-pick", middle)
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    assert lac("sweep", "--json").json["landed"] == []
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    git(repo, "merge", "-q", "--squash", "feat")
+    git(repo, "commit", "-q", "--no-edit", "--no-verify")
+    git(repo, "push", "-q", "--no-verify", "-f", "origin", "main")
+    swept = lac("sweep", "--json")
+    assert [(s["task"], s["how"]) for s in swept.json["landed"]] == [(1, "squashed")]
+
+
+def test_done_judges_by_the_same_rule(lac: Lac, repo: Path, server: Path) -> None:
+    """`done` of a line whose middle commit alone is in the destination is
+    landing, not done."""
+    assert lac("hooks", "install").code == 0
+    assert lac("task", "add", "auth", "--write", "core/auth.py").code == 0
+    rows = [f"row {n}\n" for n in range(12)]
+    (repo / "core" / "auth.py").write_text("".join(rows))
+    git(repo, "add", "core/auth.py")
+    git(repo, "commit", "-qm", "auth as it was", "--no-verify")
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    git(repo, "checkout", "-q", "-b", "feat")
+    assert lac("claim", "1", "--as", "dana").code == 0
+    made = []
+    for n in (1, 5, 9):
+        rows[n] = f"row {n} by dana\n"
+        made.append(work(repo, "feat", "core/auth.py", "".join(rows)))
+    git(repo, "checkout", "-q", "main")
+    git(repo, "cherry-pick", made[1])
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    git(repo, "checkout", "-q", "feat")
+    done = lac("done", "1", "--as", "dana", "--json")
+    assert done.code == 0 and done.json["landing"] is True and done.json["how"] is None
+
+
+def test_a_rebased_one_commit_line_is_told_rebased(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """dana's one commit, rebased onto a main that changed the line beside
+    hers, pushed to a server that never saw her tip: rebased, not squashed;
+    the sweep of her clone, which has the line, says the same."""
+    hooked(server, repo, board_url)
+    git(repo, "checkout", "-q", "main")
+    (repo / "NEWS").write_text("moved on\n")
+    git(repo, "add", "NEWS")
+    git(repo, "commit", "-qm", "main moves", "--no-verify")
+    assert push(repo, "dana", "main").code == 0
+    git(repo, "checkout", "-q", "-b", "rebased", "feat")
+    git(repo, "rebase", "-q", "main")
+    pushed = run_git(
+        repo, "push", "--no-verify", "-o", "lac.agent=dana", "origin", "rebased:main", agent="dana"
+    )
+    assert pushed.code == 0, pushed.err
+    assert never_saw(server, landing)
+    assert "task #1 landed (rebased); its locks are released" in pushed.err, pushed.err
+    landed = [e for e in lac("log", "1", "--json").json["events"] if e["kind"] == "landed"]
+    assert [e["detail"]["how"] for e in landed] == ["rebased"]

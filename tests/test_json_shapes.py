@@ -424,7 +424,13 @@ SUCCESS: dict[str, Schema] = {
             )
         )
     ),
-    "drain": success(done=array(INT), failed=array(INT), parked=array(INT), exit_codes=ANY_OBJECT),
+    "drain": success(
+        done=array(INT),
+        failed=array(INT),
+        parked=array(INT),
+        landing=array(INT),
+        exit_codes=ANY_OBJECT,
+    ),
     "reconcile": success(
         dry_run=BOOL,
         clean=BOOL,

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from .conftest import Result, git
 from .test_guard import run_git
 from .test_landing_flow import hooked, landing, never_saw, push, server, state, work
@@ -123,3 +125,57 @@ def test_a_rebased_one_commit_line_is_told_rebased(
     assert "task #1 landed (rebased); its locks are released" in pushed.err, pushed.err
     landed = [e for e in lac("log", "1", "--json").json["events"] if e["kind"] == "landed"]
     assert [e["detail"]["how"] for e in landed] == ["rebased"]
+
+
+# --- drain settles through the same rule ---------------------------------------------
+
+COMMITS = (
+    "mkdir -p out && echo $LAC_TASK_ID > out/a && git add out/a && "
+    'git -c user.name=d -c user.email=d@x commit -qm "task $LAC_TASK_ID" --no-verify'
+)
+
+
+@pytest.mark.parametrize("worktree", [False, True], ids=["here", "worktree"])
+def test_a_drained_task_with_unlanded_commits_is_landing(
+    lac: Lac, repo: Path, server: Path, worktree: bool
+) -> None:
+    """The command commits (on a branch of its own, or in the task's
+    worktree on lac/task-1), nothing reaches origin/main: the task is
+    landing and keeps its write lock, as `done` would have it."""
+    assert lac("task", "add", "build", "--lane", "b", "--write", "out/a").code == 0
+    if not worktree:
+        git(repo, "checkout", "-q", "-b", "drained")
+    flags = ["--worktree"] if worktree else []
+    ran = lac(
+        "drain", "--lane", "b", "--once", *flags, "--json", "--as", "d1", "--", "sh", "-c", COMMITS
+    )
+    assert ran.code == 0, ran.err
+    assert ran.json["done"] == [1] and ran.json["landing"] == [1]
+    assert state(lac, 1) == ("claimed", True)
+    locks = lac("locks", "--json").json["locks"]
+    assert [(lk["pattern"], lk["agent"]) for lk in locks] == [("out/a", "d1")]
+    branch = "lac/task-1" if worktree else "drained"
+    assert lac("show", "1", "--json").json["task"]["branch"] == branch
+    # Pushed to the destination, the sweep settles it.
+    git(repo, "push", "-q", "--no-verify", "origin", f"{branch}:main")
+    git(repo, "fetch", "-q", "origin")
+    swept = lac("sweep", "--json")
+    assert [(s["task"], s["how"]) for s in swept.json["landed"]] == [(1, "merged")]
+
+
+def test_a_drained_task_with_nothing_to_land_is_done(lac: Lac, repo: Path, server: Path) -> None:
+    assert lac("task", "add", "check", "--lane", "b", "--write", "out/a").code == 0
+    ran = lac("drain", "--lane", "b", "--once", "--json", "--as", "d1", "--", "true")
+    assert ran.code == 0 and ran.json["done"] == [1] and ran.json["landing"] == [], ran.err
+    assert state(lac, 1) == ("done", False)
+    assert lac("locks", "--json").json["locks"] == []
+
+
+def test_drain_refuses_a_target_that_names_nothing_before_any_claim(
+    lac: Lac, repo: Path, server: Path
+) -> None:
+    assert lac("task", "add", "check", "--lane", "b").code == 0
+    git(repo, "config", "lac.target", "no-such-branch")
+    ran = lac("drain", "--lane", "b", "--once", "--", "true")
+    assert ran.code == 2 and "lac.target" in ran.err and "Traceback" not in ran.err
+    assert state(lac, 1) == ("open", False)

@@ -223,6 +223,7 @@ REFUSALS: dict[str, Schema] = {
         conflicts=array(CONFLICT),
     ),
     "not_open": reason("not_open", task=INT, state=STATE),
+    "built_on": reason("built_on", task=INT, built_on_by=array(INT), holder=nullable(STR)),
     "not_found": reason(
         "not_found", task=nullable(INT), lane=nullable(STR), blocked_by_paths=array(INT)
     ),
@@ -696,6 +697,8 @@ def test_every_command_json_matches_its_documented_shape(
     assert every_command - seen.commands == set(), "commands without a checked --json success"
     # Produced (and checked) by test_reconcile_conflicts_left_and_path_locked_shapes.
     seen.reasons.add("conflict_markers")
+    # Produced (the whole object compared) by tests/test_landing_truth.py's release test.
+    seen.reasons.add("built_on")
     assert set(REFUSALS) - seen.reasons == set(), "refusal reasons never produced"
 
 

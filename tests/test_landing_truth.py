@@ -179,3 +179,48 @@ def test_drain_refuses_a_target_that_names_nothing_before_any_claim(
     ran = lac("drain", "--lane", "b", "--once", "--", "true")
     assert ran.code == 2 and "lac.target" in ran.err and "Traceback" not in ran.err
     assert state(lac, 1) == ("open", False)
+
+
+# --- releasing the base of a stack ----------------------------------------------------
+
+
+def test_release_of_a_landing_claim_another_is_built_on_is_refused(
+    landing: str, lac: Lac, repo: Path, server: Path
+) -> None:
+    """erin's claim --next stacks on dana's landing #1: dana's `release 1`
+    is refused (one line naming #2 and what to do), nothing changed;
+    `--force --reason` releases it; with erin's claim gone, a plain release
+    is as before."""
+    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    got = lac("claim", "--next", "--as", "erin", "--json")
+    assert got.code == 0 and got.json["task"]["id"] == 2, got.err
+    before = lac("log", "--json").json["events"]
+    refused = lac("release", "1", "--as", "dana")
+    assert refused.code == 1, refused.err
+    lines = refused.err.strip().splitlines()
+    assert len(lines) == 1, refused.err
+    assert "task #1 is landing and task #2 (erin) is built on it" in lines[0]
+    assert "git lac release 1 --force --reason TEXT" in lines[0]
+    as_json = lac("release", "1", "--as", "dana", "--json")
+    assert as_json.code == 1 and as_json.json["refused"] == {
+        "reason": "built_on",
+        "task": 1,
+        "built_on_by": [2],
+        "holder": "erin",
+    }, as_json.out
+    assert lac("log", "--json").json["events"] == before
+    assert state(lac, 1) == ("claimed", True)
+    forced = lac("release", "1", "--as", "dana", "--force", "--reason", "replaced")
+    assert forced.code == 0 and "released: task #1 is open again" in forced.out, forced.err
+    assert state(lac, 1) == ("open", False)
+
+
+def test_release_of_a_stack_base_once_the_stacked_claim_is_gone(
+    landing: str, lac: Lac, repo: Path, server: Path
+) -> None:
+    assert lac("task", "add", "auth again", "--write", "core/auth.py").code == 0
+    assert lac("claim", "--next", "--as", "erin").code == 0
+    assert lac("release", "2", "--as", "erin").code == 0
+    released = lac("release", "1", "--as", "dana")
+    assert released.code == 0, released.err
+    assert state(lac, 1) == ("open", False)

@@ -79,7 +79,12 @@ def claim(
 def release(
     session: Session, as_json: bool, task_id: str, force: bool, reason: str | None
 ) -> Result:
-    """Give a claim back to the board, with its path locks."""
+    """Give a claim back to the board, with its path locks.
+
+    A landing claim another live claim is built on (stacked on its line) is
+    refused without --force: released, the stacked line would land its
+    commits while the task stood open to be done again.
+    """
     return claims.release(session, task_id, force, reason)
 
 

@@ -277,6 +277,8 @@ SUCCESS: dict[str, Schema] = {
         shared=nullable(STR),
         case=nullable(STR),
         landing_period=NUM,
+        fleet=BOOL,
+        push_options=nullable(array(STR)),
     ),
     "boards": success(boards=array(STR), current=nullable(STR)),
     "whoami": success(
@@ -358,7 +360,7 @@ SUCCESS: dict[str, Schema] = {
     "guard post-commit": success(hook=STR, tracked=BOOL),
     "guard commit-msg": success(hook=STR, named=array(INT)),
     "guard post-receive": success(hook=STR, landed=array(obj(task=INT, how=STR, tip=STR))),
-    "hooks install": success(hooks=array(HOOK_CHANGE)),
+    "hooks install": success(hooks=array(HOOK_CHANGE), push_options=nullable(array(STR))),
     # `git lac doctor`: one object per check; its facts differ per check.
     "doctor": success(checks=array(DOCTOR_CHECK)),
     "doctor unhealthy": unfinished(checks=array(DOCTOR_CHECK)),

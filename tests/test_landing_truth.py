@@ -224,3 +224,88 @@ def test_release_of_a_stack_base_once_the_stacked_claim_is_gone(
     released = lac("release", "1", "--as", "dana")
     assert released.code == 0, released.err
     assert state(lac, 1) == ("open", False)
+
+
+# --- a plain `git push` says who pushes ---------------------------------------------
+
+
+def push_options(repo: Path) -> list[str]:
+    return run_git(repo, "config", "--get-all", "push.pushOption", agent="x").out.split()
+
+
+def test_a_plain_push_of_the_holders_rebased_line_passes_the_server(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    """Installed beside a server that takes push options, the hooks set the
+    clone's push.pushOption: dana's plain `git push` of her rebased line
+    (her own held path) is hers, and lands."""
+    hooked(server, repo, board_url)
+    assert push_options(repo) == []  # installed before the server took options
+    installed = lac("hooks", "install", "--as", "dana", "--json")
+    assert installed.code == 0, installed.err
+    instance = lac("whoami", "--json", "--as", "dana").json["instance"]
+    options = ["lac.agent=dana", f"lac.instance={instance}"]
+    assert installed.json["push_options"] == options
+    assert push_options(repo) == options
+    again = lac("hooks", "install", "--as", "dana")  # idempotent: replaced, not added
+    assert "push options: lac.agent=dana lac.instance=" in again.out, again.out
+    assert push_options(repo) == options
+    git(repo, "checkout", "-q", "main")
+    (repo / "NEWS").write_text("moved on\n")
+    git(repo, "add", "NEWS")
+    git(repo, "commit", "-qm", "main moves", "--no-verify")
+    assert push(repo, "fred", "main").code == 0
+    git(repo, "checkout", "-q", "feat")
+    git(repo, "rebase", "-q", "main")
+    pushed = run_git(repo, "push", "origin", "feat:main", agent="dana")
+    assert pushed.code == 0, pushed.err
+    assert "task #1 landed (rebased)" in pushed.err, pushed.err
+
+
+def test_push_options_are_not_set_for_a_server_that_refuses_them(
+    lac: Lac, repo: Path, server: Path
+) -> None:
+    """A server without the hooks does not advertise push options, and git
+    would fail every push that carries them: none are set, and it is said."""
+    installed = lac("hooks", "install", "--json")
+    assert installed.code == 0 and installed.json["push_options"] is None, installed.err
+    said = lac("hooks", "install")
+    assert "push options: not set (origin does not take push options" in said.out, said.out
+    assert push_options(repo) == []
+    assert run_git(repo, "push", "-q", "origin", "main", agent="dana").code == 0
+
+
+def test_an_explicit_push_option_still_names_the_pusher(
+    landing: str, lac: Lac, repo: Path, server: Path, board_url: str | None
+) -> None:
+    hooked(server, repo, board_url)
+    assert lac("hooks", "install", "--as", "dana").code == 0
+    git(repo, "checkout", "-q", "feat")
+    # -o replaces the configured options: fred says who he is, and is refused.
+    (repo / "core" / "auth.py").write_text("fred's\n")
+    git(repo, "commit", "-qam", "fred", "--no-verify")
+    refused = run_git(
+        repo, "push", "--no-verify", "-o", "lac.agent=fred", "origin", "feat:fred", agent="fred"
+    )
+    assert refused.code != 0 and "dana holds core/auth.py" in refused.err, refused.err
+
+
+# --- init --fleet -----------------------------------------------------------------
+
+
+def test_init_fleet_sets_the_fleet_presets(lac: Lac, repo: Path, board_url: str | None) -> None:
+    url = ["--url", board_url] if board_url else []
+    got = lac("init", *url, "--fleet", "--json")
+    assert got.code == 0, got.err
+    assert got.json["fleet"] is True
+    assert (got.json["stale_after"], got.json["landing_period"]) == (600.0, 7200.0)
+    assert git(repo, "config", "lac.edit.undeclared").strip() == "lock"
+    said = lac("init", *url, "--fleet")
+    assert "claims stale after 10m00s" in said.out, said.out
+    assert "fleet: landing claims expire after 2h00m of silence" in said.out, said.out
+    assert "`git lac keeper`" in said.out
+    # An explicit setting wins over the preset.
+    mine = lac("init", *url, "--fleet", "--landing-period", "30m", "--json")
+    assert mine.json["landing_period"] == 1800.0 and mine.json["stale_after"] == 600.0
+    plain = lac("init", *url, "--json")  # without --fleet, nothing is reset
+    assert plain.json["fleet"] is False and plain.json["landing_period"] == 1800.0

@@ -337,11 +337,15 @@ def set_push_identity(repo: Repo, agent: str, instance: str) -> list[str] | None
     own: the values go in its own config (``git config --worktree``) where
     the repository has ``extensions.worktreeConfig``, else nowhere (None: a
     push from it names itself with ``-o``). The options written, else None."""
-    scope = ["--local"]
-    if repo.is_linked_worktree:
-        if (repo.get("extensions.worktreeconfig") or "").strip().lower() not in ("true", "1"):
-            return None
+    per_tree = (repo.get("extensions.worktreeconfig") or "").strip().lower() in ("true", "1")
+    if per_tree:
         scope = ["--worktree"]
+    elif repo.is_linked_worktree or _other_worktrees(repo):
+        # The clone's config would speak for every working tree of it, and
+        # each is its own instance (and, by default, its own agent name).
+        return None
+    else:
+        scope = ["--local"]
     written = []
     for prefix, value in ((AGENT_OPTION, agent), (INSTANCE_OPTION, instance)):
         if not value:
@@ -358,6 +362,15 @@ def set_push_identity(repo: Repo, agent: str, instance: str) -> list[str] | None
         )
         written.append(option)
     return written
+
+
+def _other_worktrees(repo: Repo) -> bool:
+    """Whether the clone has linked worktrees but a drainer's task worktrees
+    (whose commands act as the drainer's instance, LAC_INSTANCE)."""
+    out = git("worktree", "list", "--porcelain", cwd=repo.toplevel).decode("utf-8", "replace")
+    trees = [line[len("worktree ") :] for line in out.splitlines() if line.startswith("worktree ")]
+    drained = str(repo.common_dir / "lacunari" / "worktrees")
+    return any(Path(t) != repo.toplevel and not t.startswith(drained) for t in trees)
 
 
 PROBE_TIMEOUT_S = 15.0
@@ -431,7 +444,8 @@ def push_identity(repo: Repo, who: Callable[[], tuple[str, str]]) -> tuple[list[
     written = set_push_identity(repo, *who())
     if written is None:
         return None, (
-            "push options: not set (a linked worktree shares its clone's config: "
-            "`git config extensions.worktreeConfig true`, then `git lac hooks install` here)"
+            "push options: not set (this clone has several working trees, which share its "
+            "config: `git config extensions.worktreeConfig true`, then `git lac hooks "
+            "install` in each)"
         )
     return written, f"push options: {' '.join(written)} (push.pushOption; {remote} takes them)"

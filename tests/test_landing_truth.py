@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Result, git
+from .conftest import Result, git, lac_process
 from .test_guard import run_git
 from .test_landing_flow import hooked, landing, never_saw, push, server, state, work
 
@@ -309,3 +309,82 @@ def test_init_fleet_sets_the_fleet_presets(lac: Lac, repo: Path, board_url: str 
     assert mine.json["landing_period"] == 1800.0 and mine.json["stale_after"] == 600.0
     plain = lac("init", *url, "--json")  # without --fleet, nothing is reset
     assert plain.json["fleet"] is False and plain.json["landing_period"] == 1800.0
+
+
+# --- one name, two clones ----------------------------------------------------------
+
+
+def test_the_server_judges_one_name_in_two_clones_by_instance(
+    landing: str, lac: Lac, repo: Path, server: Path, tmp_path: Path, board_url: str | None
+) -> None:
+    """dana's first clone holds core/auth.py (landing #1). A second clone of
+    hers, same name, pushes a change to it without its pre-push: saying its
+    instance, it is refused, naming the holder's instance and `instance
+    adopt`; saying none, once the name holds paths in both clones, refused
+    too, with how to say it. The first clone's own push passes."""
+    hooked(server, repo, board_url)
+    other = tmp_path / "second"
+    git(tmp_path, "clone", "-q", str(server), str(other))
+    git(other, "config", "lac.url", board_url or f"sqlite://{repo / '.git/lacunari/board.db'}")
+    env = {"LAC_AGENT": "dana"}
+    second = lac_process(other, "whoami", "--json", env=env).json["instance"]
+    first = lac("whoami", "--json", "--as", "dana").json["instance"]
+    assert first != second
+    (other / "core").mkdir(exist_ok=True)
+    (other / "core" / "auth.py").write_text("the second clone's\n")
+    git(other, "add", "core/auth.py")
+    git(other, "commit", "-qm", "over the first clone's claim", "--no-verify")
+    said = run_git(
+        other,
+        "push",
+        "--no-verify",
+        "-o",
+        "lac.agent=dana",
+        "-o",
+        f"lac.instance={second}",
+        "origin",
+        "HEAD:main",
+        agent="dana",
+    )
+    assert said.code != 0, said.err
+    assert f"core/auth.py is held by dana's instance {first}" in said.err, said.err
+    assert f"git lac instance adopt {first}" in said.err
+    # Before the name holds anything there, a push that says no instance is
+    # judged by name (one working tree holds: it cannot be told apart).
+    unsaid = run_git(
+        other, "push", "--no-verify", "-o", "lac.agent=dana", "origin", "HEAD:side", agent="dana"
+    )
+    assert unsaid.code == 0, unsaid.err
+    assert lac_process(other, "lock", "docs/notes.md", env=env).code == 0
+    unsaid = run_git(
+        other, "push", "--no-verify", "-o", "lac.agent=dana", "origin", "HEAD:main", agent="dana"
+    )
+    assert unsaid.code != 0, unsaid.err
+    assert "holds paths in 2 working trees and this push does not say which" in unsaid.err
+    # The holder's own clone, saying its instance, pushes its line.
+    own = run_git(
+        repo,
+        "push",
+        "--no-verify",
+        "-o",
+        "lac.agent=dana",
+        "-o",
+        f"lac.instance={first}",
+        "origin",
+        "feat",
+        agent="dana",
+    )
+    assert own.code == 0, own.err
+    bad = run_git(
+        repo,
+        "push",
+        "--no-verify",
+        "-o",
+        "lac.agent=dana",
+        "-o",
+        "lac.instance=../x",
+        "origin",
+        "feat:f2",
+        agent="dana",
+    )
+    assert bad.code != 0 and "is not an instance id" in bad.err, bad.err

@@ -223,6 +223,32 @@ class NotOpen(Refused):
         super().__init__(self.reason, said, task=task, state=state)
 
 
+class BuiltOn(Refused):
+    """task #{task} is landing and {stacked} {is_are} built on it
+
+    Facts: ``task`` (the landing claim), ``built_on_by`` (the live claims
+    whose locks were granted beside it, stacked on its line, oldest id
+    first), ``holder`` (the first of them's holder).
+    """
+
+    reason = "built_on"
+
+    def __init__(
+        self, *, task: int, built_on_by: Sequence[tuple[int, str]], advice: str = ""
+    ) -> None:
+        stacked = ", ".join(f"task #{t} ({who})" for t, who in built_on_by)
+        said = self._says(
+            advice, task=task, stacked=stacked, is_are="are" if len(built_on_by) > 1 else "is"
+        )
+        super().__init__(
+            self.reason,
+            said,
+            task=task,
+            built_on_by=[t for t, _ in built_on_by],
+            holder=built_on_by[0][1] if built_on_by else None,
+        )
+
+
 class NotFound(Refused):
     """{what}
 

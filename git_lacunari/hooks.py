@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -326,3 +327,135 @@ def shared_hooks_path(repo: Repo) -> SharedHooksPath | None:
     if scope in ("global", "system"):
         return SharedHooksPath(scope, path)
     return None
+
+
+# --- who a plain `git push` says it is ------------------------------------------------
+
+AGENT_OPTION = "lac.agent="
+INSTANCE_OPTION = "lac.instance="
+
+
+def set_push_identity(repo: Repo, agent: str, instance: str) -> list[str] | None:
+    """Make a plain ``git push`` from this working tree tell the server who
+    pushes: ``push.pushOption`` (multi-valued) gets ``lac.agent=NAME`` and
+    ``lac.instance=ID``, replacing only earlier values of those two (the
+    server's pre-receive reads them; ``receive.advertisePushOptions``, which
+    ``hooks install --server`` sets, lets them through). A ``git push -o``
+    replaces the configured options for that push, as git does.
+
+    A linked worktree shares its clone's config, and its instance is its
+    own: the values go in its own config (``git config --worktree``) where
+    the repository has ``extensions.worktreeConfig``, else nowhere (None: a
+    push from it names itself with ``-o``). The options written, else None."""
+    per_tree = (repo.get("extensions.worktreeconfig") or "").strip().lower() in ("true", "1")
+    if per_tree:
+        scope = ["--worktree"]
+    elif repo.is_linked_worktree or _other_worktrees(repo):
+        # The clone's config would speak for every working tree of it, and
+        # each is its own instance (and, by default, its own agent name).
+        return None
+    else:
+        scope = ["--local"]
+    written = []
+    for prefix, value in ((AGENT_OPTION, agent), (INSTANCE_OPTION, instance)):
+        if not value:
+            continue
+        option = f"{prefix}{value}"
+        git(
+            "config",
+            *scope,
+            "--replace-all",
+            "push.pushOption",
+            option,
+            f"^{prefix.replace('.', '[.]')}",
+            cwd=repo.toplevel,
+        )
+        written.append(option)
+    return written
+
+
+def _other_worktrees(repo: Repo) -> bool:
+    """Whether the clone has linked worktrees but a drainer's task worktrees
+    (whose commands act as the drainer's instance, LAC_INSTANCE)."""
+    out = git("worktree", "list", "--porcelain", cwd=repo.toplevel).decode("utf-8", "replace")
+    trees = [line[len("worktree ") :] for line in out.splitlines() if line.startswith("worktree ")]
+    drained = str(repo.common_dir / "lacunari" / "worktrees")
+    return any(Path(t) != repo.toplevel and not t.startswith(drained) for t in trees)
+
+
+PROBE_TIMEOUT_S = 15.0
+
+
+def push_remote(repo: Repo) -> str | None:
+    """The remote a plain ``git push`` of the work goes to: the remote of a
+    remote-tracking ``lac.target``, else ``origin``, else the only remote."""
+    remotes = git("remote", cwd=repo.toplevel).decode().split()
+    target = repo.get("lac.target") or ""
+    first = target.removeprefix("refs/remotes/").split("/", 1)[0]
+    if "/" in target and first in remotes:
+        return first
+    if "origin" in remotes:
+        return "origin"
+    return remotes[0] if len(remotes) == 1 else None
+
+
+def takes_push_options(repo: Repo, remote: str) -> bool | None:
+    """Whether ``remote`` accepts push options, asked by a dry-run push of
+    HEAD to a branch name nobody uses (nothing is sent or written; no hook
+    runs): git refuses a push with options at once when the server does not
+    advertise them, and a configured ``push.pushOption`` would then fail
+    every push. None: it could not be asked (no commit, no network, no
+    credentials: never a prompt)."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            [
+                "git",
+                "push",
+                "--dry-run",
+                "--quiet",
+                "--no-verify",
+                "-o",
+                "lac.probe",
+                remote,
+                "HEAD:refs/heads/lac-push-options-probe",
+            ],
+            cwd=repo.toplevel,
+            capture_output=True,
+            check=False,
+            timeout=PROBE_TIMEOUT_S,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode == 0:
+        return True
+    return False if b"does not support push options" in proc.stderr else None
+
+
+def push_identity(repo: Repo, who: Callable[[], tuple[str, str]]) -> tuple[list[str] | None, str]:
+    """:func:`set_push_identity` where the push remote takes push options
+    (:func:`takes_push_options`): the options written (None: none) and one
+    line saying what was done, or why not. ``who``: the agent name and the
+    instance, asked only then (an instance is made at its first use)."""
+    remote = push_remote(repo)
+    if remote is None:
+        return None, "push options: not set (no remote to push to yet)"
+    takes = takes_push_options(repo, remote)
+    if takes is not True:
+        why = "does not take push options" if takes is False else "could not be asked"
+        return None, (
+            f"push options: not set ({remote} {why}; on the server `git lac hooks install "
+            "--server` sets receive.advertisePushOptions, then run `git lac hooks install` "
+            "here again; until then push with -o lac.agent=NAME)"
+        )
+    written = set_push_identity(repo, *who())
+    if written is None:
+        return None, (
+            "push options: not set (this clone has several working trees, which share its "
+            "config: `git config extensions.worktreeConfig true`, then `git lac hooks "
+            "install` in each)"
+        )
+    return written, f"push options: {' '.join(written)} (push.pushOption; {remote} takes them)"

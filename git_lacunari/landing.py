@@ -1,44 +1,54 @@
 """Landing: has a claim's work reached the destination (``lac.target``)?
 
 A lock protects work until the work has landed, not until its worker says
-``done``. Work has landed when the destination contains it, in one of three
-ways, tried in this order (each is git's own view, read with the git CLI):
+``done``. This module is the one rule, asked by ``done``, ``drain``,
+``sweep``, the keeper and the server's post-receive (:func:`landed_here`;
+each is git's own view, read with the git CLI).
 
-1. **merged**: the claim's tip is an ancestor of the destination
-   (``git merge-base --is-ancestor``): a fast-forward, a merge commit, the
-   merge of a pull request;
-2. **rebased**: every commit of the claim's line has a commit with the same
-   patch in the destination (``git cherry``, by patch id): a rebase or a
-   cherry-pick of each commit;
-3. **named**: a commit the destination gained since the line forked names
-   the task on a line of its message, ``Lac-Task: N`` (a trailer, or the
-   indented copy ``git merge --squash`` writes of the squashed commits'
-   messages). The ``commit-msg`` hook (``git lac hooks install``) adds the
-   trailer to every commit made on a claim's branch, and a rebase, a
-   cherry-pick, ``git am`` and a squash merge all keep the messages: so the
-   work is known where its original tip never was (a server that receives
-   only the rebased or squashed commits; a keeper's clone). Reported as
-   *rebased* when two commits or more name the task, else *squashed*. Where
-   the line is here, every file it changed must have changed in the
-   destination too (one of its commits cherry-picked is not the line).
+**Where the line is here** (the worker's clone; a server that received the
+branch): the line is the commits of the claim's tip not in the destination
+(merges left out), and the claim lands only when every one of them is in
+the destination, each
 
-The first two need the original tip (the one the board recorded) here. When
-it is not, only the third is asked, of the commits a push just brought (the
-server's post-receive), else of the destination's commits made since the
-claim was (``git log --since``, by committer date: a rebase and a squash
-commit anew).
+- by ancestry (the tip an ancestor: all of them, ``merged``);
+- by patch id: a destination commit made since the line forked, with the
+  same ``git patch-id --stable`` (of its changes to the line's files);
+- or inside a squash: the line's commits with no twin, cut into runs of
+  consecutive commits, each run's combined diff contained in one
+  destination commit's diff (:func:`_squashes` says "contained" exactly:
+  every line the run adds, the commit adds; every line it removes, the
+  commit removes; every file it makes, deletes or changes the mode of, the
+  commit does too), and the destination names the task (``Lac-Task: N``,
+  below) on a commit since the line forked: a commit of someone else's
+  that happens to add the same few lines lands nothing.
 
-Anything else (a squash whose message names no task, a partial cherry-pick
-of commits made without the hook, a rewrite) has not landed: the locks stay
-until the claim is released explicitly, or its holder is silent for the
-board's landing period. Where the line is not here, it lands with its
-first commit that reaches the destination named: a fleet that lands lines in
-parts should land them merged.
+One commit of a line cherry-picked never settles it, whatever its message
+says. The label (:func:`_label`): *merged* (the tip is an ancestor),
+*squashed* (a squash holds two commits of the line or more, or one under a
+message that is not its own), *cherry-picked* (every commit has its twin,
+but not in the line's order, or a twin says ``cherry picked from commit``,
+as ``git cherry-pick -x`` writes), else *rebased* (each commit copied in
+order, or a one-commit line copied with its conflicts resolved).
+
+**Where the line is not here** (a server that received only the rebased or
+squashed commits; a keeper's clone), the task's name travels with the work:
+the ``commit-msg`` hook (``git lac hooks install``) adds a ``Lac-Task: N``
+trailer to every commit made on a claim's branch, and a rebase, a
+cherry-pick, ``git am`` and a squash merge keep the messages. The commits a
+push just brought (the server's post-receive), else those the destination
+gained since the claim was made (``git log --since``, by committer date),
+that name the task and change a path its write locks hold land it, labelled
+by their messages (:func:`_named_how`). A fleet that lands lines in parts
+should land them where the line is known, or merged.
+
+Anything else has not landed: the locks stay until the claim is released
+explicitly, or its holder is silent for the board's landing period.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -59,10 +69,11 @@ NAMES = re.compile(rf"^[ \t]*{TRAILER}[ \t]*:[ \t]*#?([0-9]+)[ \t]*$", re.IGNORE
 
 
 class LandedBy(StrEnum):
-    """How a line of work reached the destination."""
+    """How a line of work reached the destination (:func:`landed`)."""
 
     MERGED = "merged"
     REBASED = "rebased"
+    CHERRY_PICKED = "cherry-picked"
     SQUASHED = "squashed"
 
 
@@ -84,14 +95,6 @@ def is_ancestor(cwd: Path, tip: str, target: str) -> bool:
     return True
 
 
-def _every_patch_upstream(cwd: Path, tip: str, target: str) -> bool:
-    """``git cherry``: each commit of ``tip`` not in ``target`` is listed
-    with ``-`` when an equivalent patch is in ``target``, ``+`` when not."""
-    out = git("cherry", target, tip, cwd=cwd).decode().split("\n")
-    marks = [line[:1] for line in out if line]
-    return bool(marks) and all(mark == "-" for mark in marks)
-
-
 def naming(cwd: Path, task_id: int, *log_args: str, commits: Sequence[str] = ()) -> int:
     """How many commits name ``task_id`` (:data:`NAMES`): those ``git log
     log_args`` lists, or ``commits`` (at most 10,000 read either way)."""
@@ -102,6 +105,13 @@ def naming_commits(
     cwd: Path, task_id: int, *log_args: str, commits: Sequence[str] = ()
 ) -> list[str]:
     """The commits of :func:`naming` that name ``task_id``."""
+    return [c for c, _ in _naming_messages(cwd, task_id, *log_args, commits=commits)]
+
+
+def _naming_messages(
+    cwd: Path, task_id: int, *log_args: str, commits: Sequence[str] = ()
+) -> list[tuple[str, str]]:
+    """:func:`naming_commits`, each with its message."""
     if commits:
         log_args = ("--no-walk=unsorted", "--stdin")
     out = git(
@@ -113,45 +123,374 @@ def naming_commits(
         input="".join(f"{c}\n" for c in commits).encode() if commits else None,
     )
     wanted = str(task_id)
-    found: list[str] = []
+    found: list[tuple[str, str]] = []
     for entry in out.decode("utf-8", "replace").split("\0"):
         commit, _, message = entry.lstrip("\n").partition("\n")
-        if commit and any(n.lstrip("0") == wanted for n in NAMES.findall(message)):
-            found.append(commit)
+        if commit and _names(message, wanted):
+            found.append((commit, message))
     return found
 
 
-def _named(count: int) -> LandedBy | None:
-    if count == 0:
+def _names(message: str, wanted: str) -> int:
+    """How many lines of ``message`` name task ``wanted``."""
+    return sum(n.lstrip("0") == wanted for n in NAMES.findall(message))
+
+
+# `git merge --squash` begins its message so; `git cherry-pick -x` ends one so.
+SQUASH_MESSAGE = "Squashed commit of the following:"
+PICKED_MARK = re.compile(r"^\(cherry picked from commit [0-9a-f]{7,64}\)$", re.MULTILINE)
+NAMED_INDENTED = re.compile(rf"^[ \t]+{TRAILER}[ \t]*:", re.IGNORECASE | re.MULTILINE)
+
+
+def _named_how(task_id: int, named: Sequence[tuple[str, str]]) -> LandedBy | None:
+    """How the commits naming a task landed it, where its line is not here:
+    read from their messages alone. A commit whose message shows a squash
+    (it names the task on an indented line, as `git merge --squash` copies
+    the messages; or more than once, several messages in one; or begins as
+    `git merge --squash` writes) is a squash; else each is taken as a copy
+    of one commit of the line (a rebase keeps each message), cherry-picked
+    when one says so (`git cherry-pick -x`). A squash whose message was
+    written anew with one trailer cannot be told from a rebased one-commit
+    line here: it is reported rebased, as its patch would be."""
+    if not named:
         return None
-    return LandedBy.REBASED if count > 1 else LandedBy.SQUASHED
+    wanted = str(task_id)
+    for _, message in named:
+        if (
+            message.startswith(SQUASH_MESSAGE)
+            or _names(message, wanted) > 1
+            or NAMED_INDENTED.search(message)
+        ):
+            return LandedBy.SQUASHED
+    if any(PICKED_MARK.search(message) for _, message in named):
+        return LandedBy.CHERRY_PICKED
+    return LandedBy.REBASED
 
 
 def landed(cwd: Path, target: str, tip: str, task_id: int) -> LandedBy | None:
     """How the work ending at ``tip`` (a claim on task ``task_id``) reached
-    ``target``, or None while it has not (or either commit is not here)."""
+    ``target``, or None while it has not (or either commit is not here).
+
+    The one rule where the line is here (the module's docstring): merged
+    when ``tip`` is an ancestor of ``target``; else every commit of the
+    line not in ``target`` by ancestry must be there by its patch
+    (:func:`_twins`) or inside a squash (:func:`_squashes`), and then the
+    label says which (:func:`_label`)."""
     target_id, tip_id = commit_id(cwd, target), commit_id(cwd, tip)
     if target_id is None or tip_id is None:
         return None
     if is_ancestor(cwd, tip_id, target_id):
         return LandedBy.MERGED
-    if _every_patch_upstream(cwd, tip_id, target_id):
-        return LandedBy.REBASED
-    count = naming(cwd, task_id, target_id, "--not", tip_id)
-    return _named(count) if count and _covered(cwd, tip_id, target_id) else None
-
-
-def _covered(cwd: Path, tip: str, target: str) -> bool:
-    """Every file the line changed since it forked, the destination changed
-    too: a line named in part (one of its commits cherry-picked) is not in."""
     try:
-        line, dest = (
-            set(git("diff", "--name-only", "--no-renames", "-z", span, cwd=cwd).split(b"\0"))
-            for span in (f"{target}...{tip}", f"{tip}...{target}")
-        )
-    except CannotWorkHere:  # no history in common
-        return False
-    return line <= dest
+        line = _patch_ids(cwd, [tip_id, "--not", target_id], ())
+        if not line:  # every commit of it is in by ancestry (the merges alone are not)
+            return LandedBy.MERGED
+        paths = _line_paths(cwd, target_id, tip_id)
+        dest = _patch_ids(cwd, [target_id, "--not", tip_id], paths)
+    except CannotWorkHere:  # no history in common, or a commit git cannot read
+        return None
+    twins = _twins(line, dest)
+    rest = [n for n, c in enumerate(line) if c.commit not in twins]
+    covering: dict[int, str] = {}
+    if rest:
+        if not naming(cwd, task_id, target_id, "--not", tip_id):
+            return None  # a squash counts only where the destination names the task
+        found = _squashes(cwd, target_id, tip_id, line, rest, paths)
+        if found is None:
+            return None
+        covering = found
+    return _label(cwd, line, dest, twins, covering)
+
+
+@dataclass(frozen=True)
+class LineCommit:
+    """One commit of a line (or of the destination), oldest first: its id,
+    its first parent, and its patch id (None: it changes nothing)."""
+
+    commit: str
+    parent: str | None
+    patch: str | None
+
+
+DIFF_CONFIG = (
+    # What this module parses is git's default patch format, whatever the
+    # user's configuration says.
+    "-c",
+    "diff.noprefix=false",
+    "-c",
+    "diff.mnemonicPrefix=false",
+    "-c",
+    "core.quotePath=true",
+)
+PATCH_FLAGS = ("--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--full-index")
+
+
+def _patch_ids(cwd: Path, revs: Sequence[str], paths: Sequence[str]) -> list[LineCommit]:
+    """The commits ``revs`` lists, merges left out, oldest first, each with
+    its ``git patch-id --stable``; given ``paths``, only the commits that
+    change one of them (each with its whole patch: a twin changes the same
+    files, so no other commit can be one)."""
+    revlist = [r if n == 0 or revs[n - 1] != "--not" else f"^{r}" for n, r in enumerate(revs)]
+    stdin = "".join(f"{r}\n" for r in revlist if r != "--not")
+    if paths:
+        stdin += "--\n" + "".join(f":(literal){p}\n" for p in paths)
+    out = git(
+        *DIFF_CONFIG,
+        "log",
+        "--stdin",
+        "--no-merges",
+        "--reverse",
+        "--topo-order",
+        "-p",
+        *PATCH_FLAGS,
+        "--format=commit %H %P",
+        *(["--full-diff"] if paths else []),
+        cwd=cwd,
+        input=stdin.encode("utf-8", "surrogateescape"),
+    )
+    commits: list[tuple[str, str | None]] = []
+    for raw in out.split(b"\n"):
+        if raw.startswith(b"commit "):
+            ids = raw.decode().split()[1:]
+            commits.append((ids[0], ids[1] if len(ids) > 1 else None))
+    if not commits:
+        return []
+    ids = git("patch-id", "--stable", cwd=cwd, input=out).decode().split("\n")
+    patch = {c: p for p, _, c in (line.partition(" ") for line in ids if line)}
+    return [LineCommit(c, parent, patch.get(c)) for c, parent in commits]
+
+
+def _line_paths(cwd: Path, target: str, tip: str) -> list[str]:
+    """The files the line's commits not in ``target`` change."""
+    out = git(
+        "log",
+        "--no-merges",
+        "--no-renames",
+        "--name-only",
+        "--format=",
+        "-z",
+        tip,
+        "--not",
+        target,
+        cwd=cwd,
+    )
+    return sorted({p for p in out.decode("utf-8", "surrogateescape").split("\0") if p.strip()})
+
+
+def _twins(line: Sequence[LineCommit], dest: Sequence[LineCommit]) -> dict[str, int]:
+    """Each line commit with a patch-id twin among ``dest``'s: the index of
+    the twin it was matched with (each destination commit twins one line
+    commit at most; of several with one patch, the earliest free one after
+    the previous match, so that a rebase reads in order). A commit that
+    changes nothing is in everywhere: matched with no twin (-1)."""
+    free: dict[str, list[int]] = {}
+    for n, c in enumerate(dest):
+        if c.patch is not None:
+            free.setdefault(c.patch, []).append(n)
+    twins: dict[str, int] = {}
+    last = -1
+    for c in line:
+        if c.patch is None:
+            twins[c.commit] = -1
+            continue
+        slots = free.get(c.patch)
+        if not slots:
+            continue
+        pick = next((s for s in slots if s > last), slots[0])
+        slots.remove(pick)
+        twins[c.commit] = last = pick
+    return twins
+
+
+def _runs(rest: Sequence[int]) -> list[list[int]]:
+    """``rest`` (indexes, ascending) cut into runs of consecutive indexes."""
+    runs: list[list[int]] = []
+    for n in rest:
+        if runs and runs[-1][-1] == n - 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return runs
+
+
+def _squashes(
+    cwd: Path,
+    target: str,
+    tip: str,
+    line: Sequence[LineCommit],
+    rest: Sequence[int],
+    paths: Sequence[str],
+) -> dict[int, str] | None:
+    """The destination commit that covers each commit of ``rest`` (the line's
+    commits with no twin), or None when one is not covered.
+
+    The commits of ``rest`` are cut into runs of consecutive commits of the
+    line; a run is covered by a destination commit (not in the line, made
+    since it forked, not a merge) whose diff covers the run's combined diff
+    (from the parent of its first commit to its last): for each file the
+    run changed, every line the run adds the commit adds, every line it
+    removes the commit removes (lines compared by content, as many times
+    as the run has them), every file the run makes, deletes or changes the
+    mode of the commit does the same, and a binary file the commit leaves
+    as the run left it. A line whose commits are not one chain (it merged
+    another line in) is judged as one run: its whole diff since the merge
+    base."""
+    chain = all(line[n].parent == line[n - 1].commit for n in range(1, len(line)))
+    if chain:
+        spans = [(run, line[run[0]].parent, line[run[-1]].commit) for run in _runs(rest)]
+    else:
+        base = git("merge-base", target, tip, cwd=cwd).decode().split()[0]
+        spans = [(list(rest), base, tip)]
+    wants = [(run, _diff_lines(cwd, start, end)) for run, start, end in spans]
+    candidates = _candidates(cwd, target, tip, paths)
+    if not candidates:
+        return None
+    diffs = _commit_diffs(cwd, candidates)
+    covering: dict[int, str] = {}
+    for run, want in wants:
+        found = next((c for c in candidates if _contains_diff(diffs.get(c), want)), None)
+        if found is None:
+            return None
+        covering.update(dict.fromkeys(run, found))
+    return covering
+
+
+DiffLines = Counter[tuple[str, str]]
+MAX_CANDIDATES = 500  # the destination's newest commits on the line's files
+
+
+def _candidates(cwd: Path, target: str, tip: str, files: Sequence[str]) -> list[str]:
+    """The destination's commits since the line forked (merges left out)
+    that change one of ``files``, newest first."""
+    if not files:
+        return []
+    stdin = f"{target}\n^{tip}\n--\n" + "".join(f":(literal){f}\n" for f in files)
+    out = git(
+        "rev-list",
+        "--stdin",
+        "--no-merges",
+        f"--max-count={MAX_CANDIDATES}",
+        cwd=cwd,
+        input=stdin.encode("utf-8", "surrogateescape"),
+    )
+    return out.decode().split()
+
+
+def _diff_lines(cwd: Path, start: str | None, end: str) -> DiffLines:
+    """The changes from ``start`` (None: nothing, a root commit's) to
+    ``end``, as :func:`_parse_patch` counts them."""
+    if start is None:
+        start = git("hash-object", "-t", "tree", "--stdin", cwd=cwd, input=b"").decode().strip()
+    out = git(*DIFF_CONFIG, "diff", "-U0", *PATCH_FLAGS, start, end, cwd=cwd)
+    return _parse_patch(out.split(b"\n"))
+
+
+def _commit_diffs(cwd: Path, commits: Sequence[str]) -> dict[str, DiffLines]:
+    """Each commit's own changes (against its first parent), one git process."""
+    out = git(
+        *DIFF_CONFIG,
+        "diff-tree",
+        "--stdin",
+        "--root",
+        "-r",
+        "-p",
+        "-U0",
+        *PATCH_FLAGS,
+        cwd=cwd,
+        input="".join(f"{c}\n" for c in commits).encode(),
+    )
+    wanted = {c.encode() for c in commits}
+    sections: dict[str, list[bytes]] = {}
+    current: list[bytes] | None = None
+    for raw in out.split(b"\n"):
+        if raw in wanted:  # diff-tree --stdin names each commit on a line of its own
+            current = sections.setdefault(raw.decode(), [])
+        elif current is not None:
+            current.append(raw)
+    return {c: _parse_patch(lines) for c, lines in sections.items()}
+
+
+def _parse_patch(lines: Sequence[bytes]) -> DiffLines:
+    """A patch as counts of ``(file, change)``: each added (``+text``) and
+    removed (``-text``) line of a file's hunks; a file made, deleted or its
+    mode changed (git's header line); a binary file's new content (its
+    object id). The file is named by its ``diff --git`` line."""
+    counts: DiffLines = Counter()
+    header = ""
+    in_hunk = False
+    post = ""
+    for raw in lines:
+        text = raw.decode("utf-8", "surrogateescape")
+        if text.startswith("diff --git "):
+            header, in_hunk, post = text, False, ""
+        elif text.startswith("@@"):
+            in_hunk = True
+        elif in_hunk and text[:1] in ("+", "-"):
+            counts[(header, text)] += 1
+        elif in_hunk:
+            continue  # "\ No newline at end of file"
+        elif text.startswith("index "):
+            post = text.split()[1].partition("..")[2]
+        elif text.startswith(("new file mode", "deleted file mode", "old mode", "new mode")):
+            counts[(header, text)] += 1
+        elif text.startswith(("Binary files ", "GIT binary patch")):
+            counts[(header, f"binary {post}")] += 1
+    return counts
+
+
+def _contains_diff(have: DiffLines | None, want: DiffLines) -> bool:
+    return have is not None and all(have[key] >= count for key, count in want.items())
+
+
+def _label(
+    cwd: Path,
+    line: Sequence[LineCommit],
+    dest: Sequence[LineCommit],
+    twins: dict[str, int],
+    covering: dict[int, str],
+) -> LandedBy:
+    """How a line every commit of which is in the destination got there:
+
+    - *squashed*: a squash holds two commits of it or more, or one commit
+      under a message that is not its own (a rebase keeps each message);
+    - *cherry-picked*: else, when its twins are not in the line's order,
+      or a twin says it was picked (``git cherry-pick -x``);
+    - *rebased*: else (each commit copied, in order: a rebase, a merge
+      queue's rebase; a one-commit line whose copy had its conflicts
+      resolved is covered by that copy under the same message)."""
+    if covering:
+        runs: dict[str, list[int]] = {}
+        for n, c in covering.items():
+            runs.setdefault(c, []).append(n)
+        if any(len(ns) > 1 for ns in runs.values()):
+            return LandedBy.SQUASHED
+        messages = _messages(cwd, [*runs, *(line[ns[0]].commit for ns in runs.values())])
+        if any(messages.get(c) != messages.get(line[ns[0]].commit) for c, ns in runs.items()):
+            return LandedBy.SQUASHED
+    order = [twins[c.commit] for c in line if twins.get(c.commit, -1) >= 0]
+    if order != sorted(order):
+        return LandedBy.CHERRY_PICKED
+    picked = [dest[n].commit for n in order]
+    if picked and any(PICKED_MARK.search(m) for m in _messages(cwd, picked).values()):
+        return LandedBy.CHERRY_PICKED
+    return LandedBy.REBASED
+
+
+def _messages(cwd: Path, commits: Sequence[str]) -> dict[str, str]:
+    out = git(
+        "log",
+        "--no-walk=unsorted",
+        "--stdin",
+        "--format=%H%n%B%x00",
+        cwd=cwd,
+        input="".join(f"{c}\n" for c in commits).encode(),
+    )
+    found: dict[str, str] = {}
+    for entry in out.decode("utf-8", "replace").split("\0"):
+        commit, _, message = entry.lstrip("\n").partition("\n")
+        if commit:
+            found[commit] = message.strip()
+    return found
 
 
 # --- where the work should land, and where each claim stands ------------------
@@ -399,22 +738,38 @@ def settle(board: Board, cwd: Path, dest: str, *, received: Sequence[str] = ()) 
     for task in board.landing_claims():
         if task.tip is None:
             continue
-        how = landed(cwd, dest, task.tip, task.id)
-        if how is None and commit_id(cwd, task.tip) is None:
-            named = _naming_unseen(cwd, dest, task, received)
-            if named and _change_what_it_holds(board, cwd, task, named):
-                how = _named(len(named))
+        how = landed_here(board, cwd, dest, task, received=received)
         if how is not None and board.settle_landed(task, how) is not None:
             settled.append(Settled(task, how))
     return settled
 
 
-def _naming_unseen(cwd: Path, dest: str, task: Task, received: Sequence[str]) -> list[str]:
+def landed_here(
+    board: Board, cwd: Path, dest: str, task: Task, *, received: Sequence[str] = ()
+) -> LandedBy | None:
+    """The one landing rule for a landing claim ``task`` at its recorded tip,
+    as ``sweep``, the keeper and the server's post-receive ask it: where its
+    line is here, :func:`landed`; where it is not, the commits naming its
+    task (:func:`_naming_unseen`) that change a path it holds, labelled by
+    their messages (:func:`_named_how`)."""
+    if task.tip is None:
+        return None
+    if commit_id(cwd, task.tip) is not None:
+        return landed(cwd, dest, task.tip, task.id)
+    named = _naming_unseen(cwd, dest, task, received)
+    if named and _change_what_it_holds(board, cwd, task, [c for c, _ in named]):
+        return _named_how(task.id, named)
+    return None
+
+
+def _naming_unseen(
+    cwd: Path, dest: str, task: Task, received: Sequence[str]
+) -> list[tuple[str, str]]:
     if received:
-        return naming_commits(cwd, task.id, commits=received)
+        return _naming_messages(cwd, task.id, commits=received)
     if task.claimed_at is None or commit_id(cwd, dest) is None:
         return []
-    return naming_commits(cwd, task.id, f"--since=@{int(task.claimed_at)}", dest)
+    return _naming_messages(cwd, task.id, f"--since=@{int(task.claimed_at)}", dest)
 
 
 def _change_what_it_holds(board: Board, cwd: Path, task: Task, commits: Sequence[str]) -> bool:

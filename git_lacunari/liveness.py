@@ -180,6 +180,7 @@ class DrainReport:
     done: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
     parked: list[int] = field(default_factory=list)
+    landing: list[int] = field(default_factory=list)  # of done: work not in the destination yet
     stopped_by: signal.Signals | None = None  # when a signal ended the run
     exit_codes: dict[int, int] = field(default_factory=dict)  # task id -> its command's status
 
@@ -260,12 +261,36 @@ def _die_with_parent() -> None:
             os._exit(128 + signal.SIGKILL)
 
 
-def _settle(board: Board, *, task_id: int, code: int, stopped: bool, max_attempts: int) -> str:
-    """What a finished run means for its claim; returns the task's new state."""
+LANDING = "landing"  # what _settle answers for a claim done whose work has not landed
+
+
+def _settle(
+    board: Board,
+    *,
+    task_id: int,
+    code: int,
+    stopped: bool,
+    max_attempts: int,
+    where: Repo | None = None,
+) -> str:
+    """What a finished run means for its claim; returns the task's new state
+    (:data:`LANDING` for a claim done whose work is not in the destination).
+
+    A run that succeeded is ``done`` as the verb is, by the one landing rule
+    (:func:`~git_lacunari.landing.finish`), judged in ``where``, the working
+    tree the command ran in: commits on a branch not in the destination
+    keep the claim landing, with its write locks. None: done at once (no
+    repository to look at)."""
     if stopped:
         return board.release(task_id).state
     if code == 0:
-        return board.done(task_id).state
+        if where is None:
+            return board.done(task_id).state
+        from .landing import finish, track
+
+        track(board, where)  # the command's commits: a hook may have told none
+        finished = finish(board, where, task_id)
+        return LANDING if finished.landing else finished.task.state
     return board.fail(task_id, status=code, max_attempts=max_attempts).state
 
 
@@ -313,6 +338,9 @@ def drain(
     held = become_sole(
         board, f"drain:{lane}", wait=not once, poll=1.0, echo=echo, what=f"lane {lane!r}"
     )
+    from .landing import destination
+
+    destination(repo)  # a lac.target that names nothing: said before any claim
     report = DrainReport()
     child: list[subprocess.Popen[bytes]] = []
     lender = Lender(board)  # heartbeats on pooled connections (PostgreSQL)
@@ -398,6 +426,7 @@ def drain(
                     code=code,
                     stopped=report.stopped_by is not None,
                     max_attempts=max_attempts,
+                    where=_repo_at(repo, cwd),
                 ),
                 echo,
             )
@@ -405,6 +434,12 @@ def drain(
                 echo(f"git lac: {report.stopped_by.name}: task #{task.id} released")
                 break
             (report.done if code == 0 else report.failed).append(task.id)
+            if state == LANDING:
+                report.landing.append(task.id)
+                echo(
+                    f"git lac: task #{task.id} landing: its commits are not in the "
+                    "destination yet; its write locks stay until they are"
+                )
             if state == "parked":
                 report.parked.append(task.id)
                 echo(f"git lac: task #{task.id} failed {max_attempts} times: parked")
@@ -418,6 +453,15 @@ def drain(
         lender.close()
         held.release()
     return report
+
+
+def _repo_at(repo: Repo, cwd: Path) -> Repo:
+    """The working tree a command ran in: ``repo``, or a task worktree of it."""
+    if cwd == repo.toplevel:
+        return repo
+    from .repo import discover
+
+    return discover(cwd)
 
 
 def heartbeat_period(stale_after: float) -> float:

@@ -226,6 +226,7 @@ REFUSALS: dict[str, Schema] = {
         conflicts=array(CONFLICT),
     ),
     "not_open": reason("not_open", task=INT, state=STATE),
+    "built_on": reason("built_on", task=INT, built_on_by=array(INT), holder=nullable(STR)),
     "not_found": reason(
         "not_found", task=nullable(INT), lane=nullable(STR), blocked_by_paths=array(INT)
     ),
@@ -279,6 +280,8 @@ SUCCESS: dict[str, Schema] = {
         shared=nullable(STR),
         case=nullable(STR),
         landing_period=NUM,
+        fleet=BOOL,
+        push_options=nullable(array(STR)),
     ),
     "boards": success(boards=array(STR), current=nullable(STR)),
     "whoami": success(
@@ -370,7 +373,7 @@ SUCCESS: dict[str, Schema] = {
     "guard post-commit": success(hook=STR, tracked=BOOL),
     "guard commit-msg": success(hook=STR, named=array(INT)),
     "guard post-receive": success(hook=STR, landed=array(obj(task=INT, how=STR, tip=STR))),
-    "hooks install": success(hooks=array(HOOK_CHANGE)),
+    "hooks install": success(hooks=array(HOOK_CHANGE), push_options=nullable(array(STR))),
     # `git lac doctor`: one object per check; its facts differ per check.
     "doctor": success(checks=array(DOCTOR_CHECK)),
     "doctor unhealthy": unfinished(checks=array(DOCTOR_CHECK)),
@@ -439,7 +442,13 @@ SUCCESS: dict[str, Schema] = {
             )
         )
     ),
-    "drain": success(done=array(INT), failed=array(INT), parked=array(INT), exit_codes=ANY_OBJECT),
+    "drain": success(
+        done=array(INT),
+        failed=array(INT),
+        parked=array(INT),
+        landing=array(INT),
+        exit_codes=ANY_OBJECT,
+    ),
     "reconcile": success(
         dry_run=BOOL,
         clean=BOOL,
@@ -712,6 +721,8 @@ def test_every_command_json_matches_its_documented_shape(
     assert every_command - seen.commands == set(), "commands without a checked --json success"
     # Produced (and checked) by test_reconcile_conflicts_left_and_path_locked_shapes.
     seen.reasons.add("conflict_markers")
+    # Produced (the whole object compared) by tests/test_landing_truth.py's release test.
+    seen.reasons.add("built_on")
     assert set(REFUSALS) - seen.reasons == set(), "refusal reasons never produced"
 
 

@@ -75,13 +75,96 @@ def test_a_line_named_in_part_has_not_landed(lines: Path) -> None:
     (lines / "b.txt").write_text("b, as reviewed\n")
     git(lines, "add", "b.txt")
     git(lines, "commit", "-qm", "b reviewed\n\nLac-Task: 7")
-    assert landed(lines, "target", tip, 7) == LandedBy.REBASED  # named twice
+    # Named twice, but b.txt is not the line's b.txt: its commit is not in.
+    assert landed(lines, "target", tip, 7) is None
+    git(lines, "revert", "--no-edit", "HEAD")
+    git(lines, "cherry-pick", "-x", "claim")
+    assert landed(lines, "target", tip, 7) == LandedBy.CHERRY_PICKED  # -x says so
 
 
 def test_commits_this_repository_lacks_have_not_landed(lines: Path) -> None:
     assert landed(lines, "target", "f" * 40, 7) is None
     assert landed(lines, "no-such-branch", "HEAD", 7) is None
     assert landed(lines, "target", "--output=/tmp/x", 7) is None
+
+
+def three_on_one_file(lines: Path) -> list[str]:
+    """A line of three commits, each changing f.txt (named by the trailer)."""
+    (lines / "f.txt").write_text("".join(f"line {n}\n" for n in range(12)))
+    git(lines, "add", "f.txt")
+    git(lines, "commit", "-qm", "base")
+    git(lines, "branch", "-f", "target")
+    made = []
+    for n, row in enumerate((1, 5, 9)):
+        text = (lines / "f.txt").read_text().replace(f"line {row}\n", f"line {row} changed\n")
+        (lines / "f.txt").write_text(text)
+        git(lines, "commit", "-qam", f"step {n}\n\nLac-Task: 7")
+        made.append(git(lines, "rev-parse", "HEAD").strip())
+    git(lines, "checkout", "-q", "target")
+    return made
+
+
+def test_the_middle_commit_of_a_line_alone_never_lands_it(lines: Path) -> None:
+    first, middle, last = three_on_one_file(lines)
+    git(lines, "cherry-pick", middle)  # names the task, changes the line's one file
+    assert landed(lines, "target", last, 7) is None
+    git(lines, "cherry-pick", last)
+    assert landed(lines, "target", last, 7) is None  # the first is still missing
+    git(lines, "cherry-pick", first)
+    # Every commit has its twin, out of the line's order.
+    assert landed(lines, "target", last, 7) == LandedBy.CHERRY_PICKED
+
+
+def test_a_line_rebased_in_order_is_rebased(lines: Path) -> None:
+    *_, last = three_on_one_file(lines)
+    (lines / "other.txt").write_text("moved on\n")
+    git(lines, "add", "other.txt")
+    git(lines, "commit", "-qm", "moved on")
+    git(lines, "cherry-pick", "target..claim")
+    assert landed(lines, "target", last, 7) == LandedBy.REBASED
+
+
+def test_a_squash_of_the_whole_line_is_squashed_and_of_part_is_not(lines: Path) -> None:
+    first, middle, last = three_on_one_file(lines)
+    git(lines, "merge", "-q", "--squash", middle)  # the first two, squashed
+    git(lines, "commit", "-qm", "two of three\n\nLac-Task: 7")
+    assert landed(lines, "target", last, 7) is None
+    git(lines, "reset", "-q", "--hard", "HEAD~1")
+    git(lines, "merge", "-q", "--squash", "claim")
+    git(lines, "commit", "-q", "--no-edit")  # git's own squash message, indented
+    assert landed(lines, "target", last, 7) == LandedBy.SQUASHED
+
+
+def test_a_one_commit_line_rebased_over_a_nearby_change_is_rebased(lines: Path) -> None:
+    """The destination changed a line beside the line's change: the rebased
+    commit's patch (its context) is another, its change the same."""
+    (lines / "f.txt").write_text("".join(f"line {n}\n" for n in range(12)))
+    git(lines, "add", "f.txt")
+    git(lines, "commit", "-qm", "base")
+    git(lines, "branch", "-f", "target")
+    text = (lines / "f.txt").read_text()
+    (lines / "f.txt").write_text(text.replace("line 5\n", "line 5 fixed\n"))
+    git(lines, "commit", "-qam", "fix line 5\n\nLac-Task: 7")
+    tip = git(lines, "rev-parse", "HEAD").strip()
+    git(lines, "checkout", "-q", "target")
+    (lines / "f.txt").write_text(text.replace("line 3\n", "line 3 moved on\n"))
+    git(lines, "commit", "-qam", "main moves")
+    git(lines, "cherry-pick", tip)
+    assert (
+        git(lines, "patch-id", "--stable", input=git(lines, "show", "HEAD")).split()[0]
+        != (git(lines, "patch-id", "--stable", input=git(lines, "show", tip)).split()[0])
+    )
+    assert landed(lines, "target", tip, 7) == LandedBy.REBASED
+
+
+def test_a_squash_into_a_commit_of_another_message_is_squashed(lines: Path) -> None:
+    tip = work(lines, "claim", ("a.txt", "a\n"), message="a\n\nLac-Task: 7")
+    git(lines, "checkout", "-q", "target")
+    (lines / "a.txt").write_text("a\n")
+    (lines / "b.txt").write_text("b\n")
+    git(lines, "add", "a.txt", "b.txt")
+    git(lines, "commit", "-qm", "a and b together\n\nLac-Task: 7")
+    assert landed(lines, "target", tip, 7) == LandedBy.SQUASHED
 
 
 # --- claim --next's order (rules.steer), the rule bench/landing.py drives -----------

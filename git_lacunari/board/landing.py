@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ..errors import InvalidInput, NotOpen
+from ..errors import BuiltOn, InvalidInput, NotOpen
 from ..model import EventKind, Lock, LockMode, PathSpec, Task, TaskState
 from .claims import Claims
 from .validate import validate_branch, validate_task_id, validate_tip
 
 DEFAULT_LANDING_PERIOD_S = 24 * 3600.0
-HOW = ("merged", "rebased", "squashed")
+HOW = ("merged", "rebased", "cherry-picked", "squashed")  # landing.LandedBy
 
 
 class Landings(Claims):
@@ -86,15 +86,57 @@ class Landings(Claims):
             task.locks = self._task_locks(task_id)
             return task
 
+    def release(self, task_id: int, *, force: bool = False, reason: str | None = None) -> Task:
+        """:meth:`Claims.release`, but a landing claim another live claim is
+        built on (stacked on its line: that claim's locks were granted
+        beside it) is refused without ``force``: released, the stacked line
+        would land its commits while its task stood open for someone to
+        redo. Nothing is changed by the refusal."""
+        if not force:
+            with self.store.read():
+                task = self._task_row(validate_task_id(task_id))
+            if task is not None and task.landing:
+                stacked = self.built_on_by(task.id)
+                if stacked:
+                    first = stacked[0][0]
+                    raise BuiltOn(
+                        task=task.id,
+                        built_on_by=stacked,
+                        advice=(
+                            f"released, #{first} would land its commits and #{task.id} would "
+                            f"stand open to be done again; let them land (the claim settles "
+                            f"then), or `git lac release {task.id} --force --reason TEXT`"
+                        ),
+                    )
+        return super().release(task_id, force=force, reason=reason)
+
+    def built_on_by(self, task_id: int) -> list[tuple[int, str]]:
+        """The live claims ``(task, holder)`` built on landing claim
+        ``task_id``: a ``locked`` event of their holder's names it among the
+        lines its locks were granted beside (``built_on``), oldest id first."""
+        found: list[tuple[int, str]] = []
+        for other in self.tasks(state=TaskState.CLAIMED):
+            if other.id == task_id or other.owner is None:
+                continue
+            if any(
+                e.kind == EventKind.LOCKED
+                and e.agent == other.owner
+                and task_id in (e.detail.get("built_on") or ())
+                for e in self.log(other.id)
+            ):
+                found.append((other.id, other.owner))
+        return found
+
     def landing_claims(self) -> list[Task]:
         """Every claim that waits for its work to land, oldest id first."""
         with self.store.read():
             return [Task.from_row(r) for r in self.store.all("landing_claims")]
 
     def settle_landed(self, task: Task, how: str) -> Task | None:
-        """``task``'s work has landed (``how``: merged, rebased, squashed) at
-        the tip it had when it was read: done, its locks freed. None when the
-        claim changed since (released, expired, settled, or a new tip)."""
+        """``task``'s work has landed (``how``: merged, rebased,
+        cherry-picked, squashed) at the tip it had when it was read: done,
+        its locks freed. None when the claim changed since (released,
+        expired, settled, or a new tip)."""
         if how not in HOW:
             raise InvalidInput(f"work lands {', '.join(HOW)}, not {how!r}")
         if task.tip is None:

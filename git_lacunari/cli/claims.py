@@ -79,7 +79,12 @@ def claim(
 def release(
     session: Session, as_json: bool, task_id: str, force: bool, reason: str | None
 ) -> Result:
-    """Give a claim back to the board, with its path locks."""
+    """Give a claim back to the board, with its path locks.
+
+    A landing claim another live claim is built on (stacked on its line) is
+    refused without --force: released, the stacked line would land its
+    commits while the task stood open to be done again.
+    """
     return claims.release(session, task_id, force, reason)
 
 
@@ -98,7 +103,7 @@ def done(session: Session, as_json: bool, task_id: str, now: bool) -> Result:
     else origin/HEAD, origin/main, origin/master, main, master) the task is
     done and its locks are released. Otherwise the claim is *landing*: its
     write locks stay, refusing others, until the work reaches the destination
-    (merged, rebased, or squashed with a `Lac-Task: ID` trailer), which the
+    (every commit of the line: merged, rebased, cherry-picked or squashed), which the
     server's post-receive hook, `git lac sweep` and the keeper check.
     `git lac release ID` gives a landing claim up (the task is open again).
     """

@@ -19,11 +19,13 @@ def sweep(session: Session, as_json: bool, fetch: bool) -> Result:
     A claim marked done before its branch reached the destination (lac.target,
     else origin/HEAD, origin/main, origin/master, main, master) keeps its write
     locks as *landing*. This checks each landing claim against the destination
-    as this repository sees it: merged (its tip is in it), rebased (every
-    commit's patch is), or squashed (a commit names the task in a `Lac-Task:
-    ID` trailer). Those are done and their locks released, with a `landed`
-    event. The server's post-receive hook (`git lac hooks install --server`)
-    and the keeper do the same.
+    as this repository sees it: every commit of its line must be in it, by
+    ancestry (merged), by patch id (rebased, or cherry-picked out of order),
+    or inside a squash that covers the line's diff and names the task
+    (`Lac-Task: ID`); one commit of a line picked alone lands nothing.
+    Those are done and their locks released, with a `landed` event. The
+    server's post-receive hook (`git lac hooks install --server`) and the
+    keeper do the same.
     """
     return landing.sweep(session, fetch=fetch)
 

@@ -57,15 +57,16 @@ def drain(
 
     COMMAND gets LAC_TASK_ID, LAC_TASK_TITLE, LAC_LANE, LAC_AGENT and
     LAC_TASK_PATHS (JSON [[pattern, mode], ...]) in its environment. Exit 0
-    marks the task done; anything else releases it with a `failed` event, and a
-    task that failed lac.maxAttempts times (3) is parked. The claim heartbeats
-    while COMMAND runs; SIGINT/SIGTERM release it at once. One drainer works a
-    lane at a time, across machines; a second waits (--once: exits 1). It stops
-    when the lane has no claimable task left. With --once it exits with the
-    task's outcome (1 when it failed); with --json COMMAND's output goes to
-    stderr. COMMAND runs in its own process group and, on Linux, is killed if
-    the drainer dies. --worktree continues lac/task-ID on a retry (never
-    reset: every attempt's commits stay on it).
+    marks the task done as `git lac done` does (landing, its write locks kept,
+    while commits it left are not in the destination); anything else releases it
+    with a `failed` event, and a task that failed lac.maxAttempts times (3) is
+    parked. The claim heartbeats while COMMAND runs; SIGINT/SIGTERM release it
+    at once. One drainer works a lane at a time, across machines; a second waits
+    (--once: exits 1). It stops when the lane has no claimable task left. With
+    --once it exits with the task's outcome (1 when it failed); with --json
+    COMMAND's output goes to stderr. COMMAND runs in its own process group and,
+    on Linux, is killed if the drainer dies. --worktree continues lac/task-ID on
+    a retry (never reset: every attempt's commits stay on it).
     """
     return liveness.drain(
         session,

@@ -23,6 +23,12 @@ from .options import CONTEXT, common
     help="A landing claim (done, not yet in lac.target) expires after D of silence (24h).",
 )
 @click.option(
+    "--fleet",
+    is_flag=True,
+    help="Presets for an unattended fleet: claims stale after 10m, landing claims "
+    "expire after 2h, lac.edit.undeclared lock (run a keeper beside it).",
+)
+@click.option(
     "--board",
     "board_name",
     metavar="NAME",
@@ -49,6 +55,7 @@ def init(
     board_name: str | None,
     share: bool,
     case: str | None,
+    fleet: bool,
 ) -> Result:
     """Create or migrate the board; with --url, record it as lac.url (and the
     board as lac.board).
@@ -61,7 +68,7 @@ def init(
     With --share the board's name (never the URL) goes into a committed
     .lacconfig, where shallow clones and the server's guard find it.
     """
-    return setup.init(session, url, stale_after, board_name, share, case, landing_period)
+    return setup.init(session, url, stale_after, board_name, share, case, landing_period, fleet)
 
 
 @click.command("boards", context_settings=CONTEXT)

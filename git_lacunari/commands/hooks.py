@@ -52,7 +52,18 @@ def install(
             "core.hooksPath of its own (they stay silent where there is no board); "
             "give --global-hooks-path to do that"
         )
-    return _changed(install_hooks(session.repo, force=force))
+    return _with_push_identity(session, _changed(install_hooks(session.repo, force=force)))
+
+
+def _with_push_identity(session: Session, done: Result) -> Result:
+    """The clone's push options set too (hooks.push_identity), so a plain
+    ``git push`` tells the server the agent and the instance."""
+    from ..hooks import push_identity
+
+    options, said = push_identity(
+        session.repo, lambda: (session.identity.name, session.identity.instance)
+    )
+    return replace(done, data={**done.data, "push_options": options}, human=f"{done.human}\n{said}")
 
 
 def _with_pinned_board(repo: Repo, done: Result) -> Result:

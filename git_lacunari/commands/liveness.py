@@ -109,10 +109,12 @@ def drain(
             "done": report.done,
             "failed": report.failed,
             "parked": report.parked,
+            "landing": report.landing,
             "exit_codes": {str(k): v for k, v in report.exit_codes.items()},
         },
         f"drained lane {lane!r}: {len(report.done)} done, {len(report.failed)} failed"
-        + (f", {len(report.parked)} parked" if report.parked else ""),
+        + (f", {len(report.parked)} parked" if report.parked else "")
+        + (f" ({len(report.landing)} landing)" if report.landing else ""),
         unfinished=(
             f"task #{report.failed[0]} failed (exit {report.exit_codes.get(report.failed[0])})"
             if failed_once

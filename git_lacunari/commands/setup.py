@@ -10,6 +10,13 @@ from ..errors import InvalidInput
 from ..session import Session
 from . import parse_stale
 
+# `git lac init --fleet` (README, "Running a fleet"): a crashed agent's claim
+# is back on the board in 10 minutes, its landing claim's locks in 2 hours
+# (not the 24 hours a person's review may need); the edit hook locks the
+# files a claim changes undeclared; and a keeper is run (it cannot be set
+# from here: it is a process).
+FLEET = {"stale_after": "10m", "landing_period": "2h", "edit_undeclared": "lock"}
+
 
 def check_url(url: str) -> None:
     """A board URL that parses, or InvalidInput naming what is wrong with it."""
@@ -35,10 +42,16 @@ def init(
     share: bool = False,
     case: str | None = None,
     landing_period: str | None = None,
+    fleet: bool = False,
 ) -> Result:
+    """``fleet``: the :data:`FLEET` preset, for unattended fleets (an
+    explicit ``--stale-after`` or ``--landing-period`` wins over it)."""
     from ..store import is_postgres_url, redact, refuse_password
     from ..team import refresh
 
+    if fleet:
+        stale_after = stale_after or FLEET["stale_after"]
+        landing_period = landing_period or FLEET["landing_period"]
     stale = parse_stale(stale_after)  # before anything is looked at or written
     if url is not None and not (is_postgres_url(url) or url.startswith("sqlite:")):
         raise InvalidInput(f"unknown board URL {redact(url)!r}: use postgresql://HOST/DB")
@@ -75,6 +88,13 @@ def init(
     if chosen is not None:
         session.repo.set_config("lac.board", chosen)
     shared = _share(session, chosen) if share and chosen is not None else None
+    if fleet:
+        session.repo.set_config("lac.edit.undeclared", FLEET["edit_undeclared"])
+    from ..hooks import push_identity
+
+    options, _ = push_identity(
+        session.repo, lambda: (session.identity.name, session.identity.instance)
+    )
     # A URL, as given; on PostgreSQL with the board's name (one server, many boards).
     at = board.store.where if board.store.dialect == "postgres" else redact(board.store.url)
     human = (
@@ -83,6 +103,13 @@ def init(
     )
     if shared is not None:
         human += f"\n{shared}: lac.board = {chosen}, staged; commit and push it"
+    if fleet:
+        human += (
+            f"\nfleet: landing claims expire after {format_duration(board.landing_period())} "
+            f"of silence, lac.edit.undeclared = {FLEET['edit_undeclared']}; run one "
+            "`git lac keeper` beside the fleet (it returns a crashed agent's claims and "
+            "settles landings)"
+        )
     return Result(
         {
             "url": redact(board.store.url),
@@ -93,6 +120,8 @@ def init(
             "shared": shared,
             "case": board.case_rule,
             "landing_period": board.landing_period(),
+            "fleet": fleet,
+            "push_options": options,
         },
         human,
     )

@@ -4,7 +4,7 @@
   stand, each claim's branch tip (the forecast and landing read them).
 - ``commit-msg`` (a clone): names the task of each of this worker's claims
   on the branch in a ``Lac-Task`` trailer of the message, so the work is
-  known when it lands rebased or squashed (landing.py's third rule);
+  known when it lands rebased or squashed where its line is not;
   ``git config lac.trailer false`` turns it off.
 - ``post-receive`` (a server): the push has landed; every landing claim
   whose work the destination now holds is done and its locks released.

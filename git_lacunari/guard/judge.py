@@ -20,6 +20,7 @@ from ..identity import Identity
 from ..model import Conflict, EventKind, LockMode
 from ..repo import Repo, discover_git_dir
 from ..session import Session
+from ..text import shown
 from .changes import (
     MERGE_OWN,
     UPDATE,
@@ -634,9 +635,20 @@ def judge_receive(
     try:
         board = open_board(repo, pusher)
         holdings = board.held_by_other_agents(changed)
-        now = board.now() if holdings else 0.0
+        elsewhere, lines = _other_instances(board, pusher, plan, changed)
+        now = board.now() if holdings or elsewhere else 0.0
     except CannotWorkHere as exc:  # unreachable, busy, damaged, too new: no answer
         return _server_offline(repo, exc)
+    if elsewhere:
+        return Verdict(
+            "pre-receive",
+            Decision.REFUSED,
+            checked=len(changed),
+            refused=tuple(elsewhere),
+            now=now,
+            pusher=pusher,
+            elsewhere=tuple(lines),
+        )
     if not holdings:
         return Verdict("pre-receive", Decision.ALLOWED, checked=len(changed), pusher=pusher)
     try:
@@ -661,6 +673,54 @@ def judge_receive(
         pusher=pusher,
         ask_pusher_name=not (pusher.name or repo.get("lac.guard.server.pusher-env")),
     )
+
+
+def _other_instances(
+    board: Board, pusher: Pusher, plan: Plan, changed: list[str]
+) -> tuple[list[Conflict], list[str]]:
+    """The pusher's own name's locks on ``changed`` held in another working
+    tree (instance) than the push comes from: one name in two clones is
+    two workers, and one may not push over the other's claim. The push says
+    its instance (``lac.instance=ID``; `git lac init` sets it); one that
+    does not, from a name that holds paths in several instances, cannot be
+    told apart, so it is refused whole where it changes a held path. A
+    name that holds in one instance only is judged by name, as before.
+    The conflicts (one per ref, commit and path) and the lines to say."""
+    if pusher.name is None:
+        return [], []
+    own = [h for h in board.covering(changed) if h.lock.agent == pusher.name]
+    if not own:
+        return [], []
+    if pusher.instance is not None:
+        held = [h for h in own if h.lock.instance and h.lock.instance != pusher.instance]
+        said = [
+            f"git lac: {shown(h.path)} is held by {shown(pusher.name)}'s instance "
+            f"{h.lock.instance} ({board.where_of(h.lock.instance)}), not this push's "
+            f"({pusher.instance}): work there, or take its claims over here with "
+            f"`git lac instance adopt {h.lock.instance}`"
+            for h in held
+        ]
+    else:
+        places = {lk.instance for lk in board.locks(mine=True) if lk.instance}
+        if len(places) < 2:
+            return [], []
+        held = own
+        said = [
+            f"git lac: {shown(pusher.name)} holds paths in {len(places)} working trees and this "
+            "push does not say which it comes from: run `git lac init` (or `git lac hooks "
+            "install`) in that clone, which sets push.pushOption lac.instance=ID, or push "
+            "with -o lac.instance=ID (`git lac instance list`)"
+        ]
+    by_path: dict[str, list[Conflict]] = {}
+    for h in held:
+        by_path.setdefault(h.path, []).append(h)
+    conflicts = [
+        dataclasses.replace(h, ref=ref_name, commit=commit)
+        for ref_name, commit, paths in plan
+        for path in paths
+        for h in by_path.get(path, [])
+    ]
+    return conflicts, list(dict.fromkeys(said)) if conflicts else []
 
 
 # --- one hook, as the hook scripts call it ------------------------------------------

@@ -54,6 +54,27 @@ def push_options(env: dict[str, str]) -> list[str]:
 class Pusher:
     name: str | None  # None: nobody known, so nothing held is anyone's own
     source: str
+    # The working tree the push says it comes from (push option lac.instance=ID,
+    # which `git lac init` and `hooks install` set); None: not said.
+    instance: str | None = None
+
+
+INSTANCE_OPTION = "lac.instance="
+
+
+def pushed_instance(env: dict[str, str]) -> str | None:
+    """The push option ``lac.instance=ID`` (the last one), checked."""
+    from ..identity import INSTANCE_OK
+
+    said = [o[len(INSTANCE_OPTION) :] for o in push_options(env) if o.startswith(INSTANCE_OPTION)]
+    if not said:
+        return None
+    if not INSTANCE_OK.match(said[-1]):
+        raise InvalidInput(
+            f"push option lac.instance={said[-1][:40]!r} is not an instance id (16 hex "
+            "digits, `git lac instance list`)"
+        )
+    return said[-1]
 
 
 def server_pusher(repo: Repo, env: dict[str, str]) -> Pusher:
@@ -76,10 +97,10 @@ def server_pusher(repo: Repo, env: dict[str, str]) -> Pusher:
                 f"authenticated ({variable}={hosted or 'unset'}); drop the option"
             )
         if hosted is not None:
-            return Pusher(validate_name(hosted), f"environment {variable}")
+            return Pusher(validate_name(hosted), f"environment {variable}", pushed_instance(env))
         return Pusher(None, f"environment {variable} is unset")
     if option is not None:
-        return Pusher(validate_name(option), "push option lac.agent")
+        return Pusher(validate_name(option), "push option lac.agent", pushed_instance(env))
     return Pusher(None, "no push option lac.agent")
 
 

@@ -41,6 +41,8 @@ class Verdict:
     ask_pusher_name: bool = False  # pre-receive refused: nobody said who pushes
     # Allowed, but said (issue 25): paths another live claim changed undeclared.
     warnings: tuple[str, ...] = ()
+    # pre-receive: lines said under a refusal (another instance of the pusher's name).
+    elsewhere: tuple[str, ...] = ()
 
     @property
     def what(self) -> str:

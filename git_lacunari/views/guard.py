@@ -161,6 +161,7 @@ def _refuse(verdict: Verdict) -> NoReturn:
             f"{header} (pusher: {who}, {verdict.pusher.source})",
             *lines,
             *build_on(refused),
+            *verdict.elsewhere,
             RELEASE_ADVICE,
             *(
                 ["If you hold them, say who you are: git push -o lac.agent=NAME"]

@@ -84,8 +84,8 @@ BEGIN
 END
 $$;
 
--- The landing claim's work is in the destination (p_how: merged, rebased or
--- squashed, landing.py's answer): done, its locks freed. Only while its tip
+-- The landing claim's work is in the destination (p_how: merged, rebased,
+-- cherry-picked or squashed, landing.py's answer): done, its locks freed. Only while its tip
 -- is still p_tip (a holder who moved it since is asked again); in team mode
 -- by its holder or a keeper (the server's post-receive runs as one).
 CREATE OR REPLACE FUNCTION lac_api_landed(p_task bigint, p_tip text, p_how text, p_agent text)
@@ -98,8 +98,8 @@ DECLARE
     finished lac_tasks;
 BEGIN
     PERFORM lac_require_current();
-    IF p_how IS NULL OR p_how NOT IN ('merged', 'rebased', 'squashed') THEN
-        PERFORM lac_invalid(format('work lands merged, rebased or squashed, not %s',
+    IF p_how IS NULL OR p_how NOT IN ('merged', 'rebased', 'cherry-picked', 'squashed') THEN
+        PERFORM lac_invalid(format('work lands merged, rebased, cherry-picked or squashed, not %s',
                                    coalesce(p_how, 'null')));
     END IF;
     IF lac_team() THEN

@@ -55,7 +55,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 DEFAULT_DSN = os.environ.get("LAC_TEST_DSN", "postgresql://postgres@127.0.0.1:5432/test")
-STALE_AFTER = "3s"
+# Short, so the killed agents' work comes back within seconds; long enough
+# that a live agent whose push waits under load (2 cores, many git hooks) is
+# not taken for dead: it also heartbeats between pushes.
+STALE_AFTER = "8s"
 CONFIG = "config.ini"
 CMD_TIMEOUT = 60.0
 
@@ -261,6 +264,8 @@ class Worker:
             if "non-fast-forward" not in err and "fetch first" not in err and "rejected" not in err:
                 self.emit(ev="push_refused", task=task["title"], err=err.strip()[-300:])
                 time.sleep(0.2)
+            if lac:
+                self.lacc("heartbeat")  # the landing claim stays alive while we retry
             self.git("fetch", "-q", "origin")
             rb = self.git("rebase", "-q", "origin/main")
             if rb.returncode != 0:

@@ -262,7 +262,9 @@ class Worker:
                 return "landed"
             err = cp.stderr
             if "non-fast-forward" not in err and "fetch first" not in err and "rejected" not in err:
-                self.emit(ev="push_refused", task=task["title"], err=err.strip()[-300:])
+                self.emit(
+                    ev="push_refused", task=task["title"], rc=cp.returncode, err=err.strip()[-600:]
+                )
                 time.sleep(0.2)
             if lac:
                 self.lacc("heartbeat")  # the landing claim stays alive while we retry
@@ -697,13 +699,19 @@ def final_tree(server: Path, taskset: dict[str, Any]) -> dict[str, dict[str, int
 def analyse(res: dict[str, Any], taskset: dict[str, Any]) -> dict[str, Any]:
     recs = res["records"]
     final = res.get("final") or {}
-    once = lost = dup = 0
+    once = lost = dup = unlanded = 0
+    # A line is lost when its task's push went in and the line is not in the
+    # final tree; a task no push landed (the deadline) is counted apart.
+    pushed = {r["task"] for r in recs if r["ev"] == "landing" and r["how"] == "landed"}
     for t in taskset["tasks"]:
         c = final.get(t["title"], {})
         paths = t["declared"] + t["undeclared"]
         if all(c.get(p, 0) == 1 for p in paths):
             once += 1
-        lost += sum(1 for p in paths if c.get(p, 0) == 0)
+        if t["title"] in pushed:
+            lost += sum(1 for p in paths if c.get(p, 0) == 0)
+        elif not any(c.get(p, 0) for p in paths):
+            unlanded += 1
         dup += sum(c.get(p, 0) - 1 for p in paths if c.get(p, 0) > 1)
     # overlapping writes: a file's write runs from its edit to the landing of
     # the task (or its abandoning); two for different tasks at once overlap.
@@ -737,6 +745,7 @@ def analyse(res: dict[str, Any], taskset: dict[str, Any]) -> dict[str, Any]:
     return {
         "once": once,
         "lost": lost,
+        "unlanded": unlanded,
         "dup": dup,
         "overlaps": overlaps,
         "conflicts": sum(1 for r in recs if r["ev"] == "conflict"),
@@ -776,6 +785,7 @@ def report(
         ("conflicting landings/rebases", a["conflicts"], b["conflicts"]),
         ("returned lines", a["returned"], "-"),
         ("lost lines", a["lost"], b["lost"]),
+        ("tasks never landed (deadline)", a["unlanded"], b["unlanded"]),
         ("duplicated lines", a["dup"], b["dup"]),
         ("leaked locks", lac.get("leaked_locks"), "-"),
         ("edit-hook refusals / given back", f"{a['hook_refusals']} / {a['gave_back']}", "-"),

@@ -26,13 +26,35 @@ def parse_duration(text: str, *, at_most: float = MAX_DURATION_S) -> float:
         seconds = float(cleaned)
     elif cleaned and PART.sub("", cleaned) == "":
         seconds = sum(float(n) * UNIT_SECONDS[u] for n, u in PART.findall(cleaned))
-    if seconds is None or seconds <= 0:
-        raise BadDuration(
-            f"invalid duration {text!r}: "
-            "give a positive number of seconds or e.g. 90s, 15m, 2h, 1h30m"
-        )
+    return _bounded(seconds, repr(text[:40]), at_most, TYPED)
+
+
+def duration_value(value: object, *, at_most: float = MAX_DURATION_S) -> float:
+    """Seconds in a duration given as a JSON number (the MCP tools' ``wait``
+    and ``timeout``), held to the rule :func:`parse_duration` holds typed text
+    to. A bool, a string, NaN or an infinity is refused, as is anything
+    :func:`parse_duration` refuses."""
+    # bool is an int to Python, and a JSON true is no number of seconds.
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return _bounded(None, _as_json(value), at_most, NUMBER)
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int past any float: more than at_most
+        seconds = math.inf
+    return _bounded(seconds, _as_json(value), at_most, NUMBER)
+
+
+TYPED = "give a positive number of seconds or e.g. 90s, 15m, 2h, 1h30m"
+NUMBER = "give a positive number of seconds"
+
+
+def _bounded(seconds: float | None, shown: str, at_most: float, hint: str) -> float:
+    """The one rule for a duration: a positive, finite number of seconds, at
+    most ``at_most``. ``shown`` is how the caller gave it, for the message."""
+    if seconds is None or not seconds > 0:  # "not >" refuses nan too
+        raise BadDuration(f"invalid duration {shown}: {hint}")
     if not math.isfinite(seconds) or seconds > at_most:
-        raise BadDuration(f"invalid duration {text[:40]!r}: at most {format_duration(at_most)}")
+        raise BadDuration(f"invalid duration {shown}: at most {format_duration(at_most)}")
     return seconds
 
 
@@ -51,3 +73,13 @@ def format_duration(seconds: float) -> str:
         return f"{minutes // 60}h{minutes % 60:02d}m"
     hours = round(max(0.0, seconds) / 3600)
     return f"{hours // 24}d{hours % 24:02d}h"
+
+
+def _as_json(value: object) -> str:
+    """``value`` as the JSON that carried it (``true``, ``NaN``), for a message."""
+    import json
+
+    try:
+        return json.dumps(value)[:40]
+    except (TypeError, ValueError):
+        return repr(value)[:40]

@@ -412,6 +412,23 @@ class HeldOnBoard(Refused):
         super().__init__(self.reason, said, **one, conflicts=[{**one, "heartbeat_at": None}])
 
 
+class LineHeld(Refused):
+    """{branch} carries task #{task}'s unlanded work, claimed by {holder}
+
+    Facts: ``branch`` (the branch a push deletes), ``task`` and ``holder``
+    (the live claim whose last known commit that branch alone of the
+    destination and it carries). The server guard: a deletion is judged by
+    the claims' lines, not as a rewind of paths.
+    """
+
+    reason = "line_held"
+
+    def __init__(self, *, branch: str, task: int, holder: str) -> None:
+        advice = f"only {holder} may delete it"
+        said = self._says(advice, branch=branch, task=task, holder=holder)
+        super().__init__(self.reason, said, branch=branch, task=task, holder=holder)
+
+
 # --- a board that was reached but did not answer (never "unreachable") ---------------
 
 

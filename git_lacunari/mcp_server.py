@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent
+from pydantic import WithJsonSchema
 
+from . import __version__
 from .board import Board
+from .durations import MAX_DURATION_S, duration_value
 from .edge import payload
 from .errors import LacError
 from .session import Session
@@ -64,9 +67,30 @@ def _on_board(act: Callable[[Board], dict[str, Any]]) -> CallToolResult:
 
 Body = CallToolResult
 
+# A duration in seconds, as the tools take it. Advertised as a number, but
+# taken as whatever JSON came: the SDK's own coercion would make a `true` or a
+# `"5"` a number and pass NaN and 1e308 on, and the board's one rule for a
+# duration (durations.duration_value, the rule `--wait`/`--timeout` are held
+# to) must see what was sent to refuse it, as invalid input, before anything is
+# claimed.
+Seconds = Annotated[
+    Any,
+    WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": MAX_DURATION_S}),
+]
+
+
+def _seconds(value: object, *, zero: bool = False) -> float | None:
+    """``value`` as seconds by the one rule; None when absent (or 0, where
+    ``zero`` says 0 means "do not wait")."""
+    if value is None or (zero and value == 0 and not isinstance(value, bool)):
+        return None
+    return duration_value(value)
+
 
 def build() -> MCPServer[Any]:
-    server: MCPServer[Any] = MCPServer("git-lacunari", instructions=INSTRUCTIONS)
+    server: MCPServer[Any] = MCPServer(
+        "git-lacunari", instructions=INSTRUCTIONS, version=__version__
+    )
 
     @server.tool(structured_output=False)
     def claim(task: int, write: list[str] | None = None, read: list[str] | None = None) -> Body:
@@ -84,12 +108,17 @@ def build() -> MCPServer[Any]:
         return _on_board(act)
 
     @server.tool(structured_output=False)
-    def claim_next(lane: str = "default", wait: float = 0.0) -> Body:
+    def claim_next(lane: str = "default", wait: Seconds = 0) -> Body:
         """Claim the best claimable task of a lane whose paths are free; wait up to
-        `wait` seconds for one to appear."""
+        `wait` seconds for one to appear (0: do not wait)."""
+
+        try:  # before the board is opened: bad input claims nothing
+            wait_s = _seconds(wait, zero=True)
+        except LacError as exc:
+            return _refusal(exc)
 
         def act(board: Board) -> dict[str, Any]:
-            got = board.claim_next(lane, wait=wait or None)
+            got = board.claim_next(lane, wait=wait_s)
             return {
                 "task": got.task.to_json(),
                 "again": got.again,
@@ -189,7 +218,7 @@ def build() -> MCPServer[Any]:
 
     @server.tool(structured_output=False)
     def wait(
-        paths: list[str], timeout: float | None = None, lock: bool = False, task: int | None = None
+        paths: list[str], timeout: Seconds = None, lock: bool = False, task: int | None = None
     ) -> Body:
         """Block until no other agent holds these paths; lock=true takes them (write
         locks, under task #task if given) the moment they free, oldest waiter first.
@@ -198,8 +227,13 @@ def build() -> MCPServer[Any]:
         bring their work into your branch before you change these paths."""
         from .wait import wait_for_paths
 
+        try:  # before the board is opened: bad input locks nothing
+            timeout_s = _seconds(timeout)
+        except LacError as exc:
+            return _refusal(exc)
+
         def act(board: Board) -> dict[str, Any]:
-            waited = wait_for_paths(board, paths, timeout=timeout, lock=lock, task_id=task)
+            waited = wait_for_paths(board, paths, timeout=timeout_s, lock=lock, task_id=task)
             if waited.in_line:
                 from .errors import CannotWorkHere
 

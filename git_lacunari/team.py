@@ -228,6 +228,20 @@ def add(
             f"role {name!r} can become a role that {climb['what']} through its memberships "
             f"({climb['chain']}): it cannot be held to team mode's rules"
         )
+    board_groups = json.dumps(sorted(set(names.values())))
+    cycle = _one(store, "team_membership_cycle", role=name, groups=board_groups)
+    if cycle is not None:
+        raise InvalidInput(
+            f"{cycle['group']} is a member of {name}{_through(cycle['via'])}: adding {name} "
+            "would make a membership cycle"
+        )
+    through = _one(store, "team_membership_through", role=name, groups=board_groups)
+    if through is not None:
+        raise InvalidInput(
+            f"{name} is already a member of {through['group']}{_through(through['via'])}: "
+            f"`team add` would grant what it has, and `team remove` could not take it away "
+            f"(revoke {through['via'][0]} from {name} first)"
+        )
     secret: str | None = None
     groups = ["reader"] if kind == "reader" else ["agent", *(k for k in (kind,) if k != "agent")]
     with store.write():
@@ -254,6 +268,11 @@ def add(
         "created": existing is None,
         "password": secret,
     }
+
+
+def _through(via: list[str] | None) -> str:
+    """`` through lac_devs`` (or `` through a, then b``): the roles between."""
+    return f" through {', then '.join(via)}" if via else ""
 
 
 def remove(store: Store, name: str, *, keep_role: bool = False) -> dict[str, Any]:

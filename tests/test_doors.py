@@ -538,6 +538,46 @@ def test_an_exact_board_keeps_case_variants_apart_and_doctor_says_so(
     }
 
 
+@pytest.mark.parametrize("first", ["sensitive", "insensitive"])
+def test_clones_sharing_an_embedded_board_follow_its_one_case_rule(
+    repo: Path, tmp_path: Path, first: str
+) -> None:
+    """An SQLite board shared through lac.url by a case-sensitive clone and a
+    core.ignorecase=true one: the board records one rule when it is made
+    (fold), whichever clone makes it, and the other follows it."""
+    sensitive = repo
+    insensitive = clone(repo, tmp_path / "insensitive wt ü")
+    git(insensitive, "config", "core.ignorecase", "true")
+    board = tmp_path / "shared board" / "board.db"
+    url = f"sqlite://{board}"
+    order = [sensitive, insensitive] if first == "sensitive" else [insensitive, sensitive]
+    for where in order:
+        made = lac(where, "--json", "init", "--url", url)
+        assert made.code == 0, made.err
+        assert made.json["case"] == "fold", made.json
+    assert lac(sensitive, "lock", "Core/Auth.py", "--as", "dana").code == 0
+    refused = lac(insensitive, "lock", "core/auth.py", "--as", "erin")
+    assert refused.code == 1 and "dana" in refused.err, refused
+    assert lac(insensitive, "lock", "docs/X.md", "--as", "erin").code == 0
+    refused = lac(sensitive, "lock", "DOCS/x.md", "--as", "fred")
+    assert refused.code == 1 and "erin" in refused.err, refused
+    for where, mine in ((sensitive, False), (insensitive, True)):
+        said = lac(where, "doctor", "--json")
+        (case,) = [c for c in said.json["checks"] if c["check"] == "case"]
+        assert case["verdict"] == "ok" and case["facts"] == {
+            "rule": "fold",
+            "core_ignorecase": mine,
+        }
+    # The rule is the board's: a later init by either clone keeps it.
+    assert lac(sensitive, "--json", "init").json["case"] == "fold"
+    # An explicit --case exact is the board's too, and the
+    # case-insensitive clone is told it cannot follow it safely.
+    assert lac(sensitive, "--json", "init", "--case", "exact").json["case"] == "exact"
+    said = lac(insensitive, "doctor", "--json")
+    (case,) = [c for c in said.json["checks"] if c["check"] == "case"]
+    assert said.code == 1 and case["verdict"] == "fail"
+
+
 @pytest.mark.parametrize("rule", ["fold", "exact"])
 def test_the_database_grant_folds_by_the_board_rule(repo: Path, database: str, rule: str) -> None:
     """A caller that bypasses the command line (team mode's grant function)."""

@@ -38,3 +38,25 @@ def test_no_part_reaches_its_unit(seconds: float) -> None:
         assert int(match[1]) < LIMITS["s"]
     else:
         assert int(match[2]) < LIMITS[kind]
+
+
+def test_a_json_number_is_held_to_the_typed_rule() -> None:
+    import math
+
+    import pytest
+
+    from git_lacunari.durations import duration_value, parse_duration
+    from git_lacunari.errors import BadDuration, InvalidInput
+
+    assert duration_value(90) == parse_duration("90") == 90.0
+    assert duration_value(0.5) == parse_duration("0.5")
+    assert duration_value(MAX_DURATION_S) == MAX_DURATION_S
+    for bad in (0, -5, -0.5, math.nan, math.inf, -math.inf, 1e308, 10**400, True, False,
+                "5", "90s", None, [5]):  # fmt: skip
+        with pytest.raises(BadDuration, match="^invalid duration ") as refused:
+            duration_value(bad)
+        assert isinstance(refused.value, InvalidInput)
+    with pytest.raises(BadDuration, match="^invalid duration 1e\\+308: at most 3650d00h$"):
+        duration_value(1e308)
+    with pytest.raises(BadDuration, match="^invalid duration '1e308': give a positive"):
+        parse_duration("1e308")

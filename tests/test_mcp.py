@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -122,3 +124,97 @@ def test_wait_timeout_is_a_tool_error_naming_the_holder(lac: Lac, repo: Path) ->
             assert failed and body["error"]["kind"] == "bad_path"
 
     anyio.run(scenario)
+
+
+class RawMcp:
+    """`git lac mcp` spoken to line by line, as JSON-RPC text: the SDK's client
+    cannot send what a careless one does (NaN, Infinity, a string for a number)."""
+
+    def __init__(self, cwd: Path, agent: str) -> None:
+        env = {**os.environ, "LAC_AGENT": agent}
+        self.proc = subprocess.Popen(
+            [LAC, "mcp"], cwd=cwd, env=env, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        self.next_id = 0
+        self.info = self.request(
+            "initialize",
+            '{"protocolVersion": "2025-06-18", "capabilities": {}, '
+            '"clientInfo": {"name": "raw", "version": "0"}}',
+        )
+        self.send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: str) -> dict[str, Any]:
+        self.next_id += 1
+        self.send(
+            f'{{"jsonrpc": "2.0", "id": {self.next_id}, "method": "{method}", "params": {params}}}'
+        )
+        assert self.proc.stdout is not None
+        answer: dict[str, Any] = json.loads(self.proc.stdout.readline())
+        assert answer["id"] == self.next_id, answer
+        return answer["result"]  # type: ignore[no-any-return]
+
+    def tool(self, name: str, arguments: str) -> dict[str, Any]:
+        return self.request("tools/call", f'{{"name": "{name}", "arguments": {arguments}}}')
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+BAD_SECONDS = ["-5", "-0.5", "NaN", "Infinity", "-Infinity", "1e308", "1e400",
+               "99999999999999999999999999999999999999999", "true", "false", '"5"', '"90s"',
+               '"abc"', "[5]", '{"s": 5}']  # fmt: skip
+
+
+def test_bad_durations_are_refused_as_the_cli_refuses_them(lac: Lac, repo: Path) -> None:
+    assert lac("task", "add", "auth", "--write", "core/auth.py").code == 0
+    assert lac("lock", "README", env={"LAC_AGENT": "dana"}).code == 0
+    server = RawMcp(repo, "alice")
+    try:
+        for bad in BAD_SECONDS:
+            for tool, args in (
+                ("claim_next", f'{{"wait": {bad}}}'),
+                ("wait", f'{{"paths": ["README"], "timeout": {bad}, "lock": true}}'),
+            ):
+                answer = server.tool(tool, args)
+                assert answer["isError"] is True, (tool, bad, answer)
+                error = answer["structuredContent"]["error"]
+                # The CLI's own error for `--wait -5` / `--timeout 1e308`: exit 2's kind.
+                assert error["kind"] == "bad_duration", (tool, bad, error)
+                assert error["message"].startswith("invalid duration "), error
+                assert answer["content"][0]["text"] == f"git lac: {error['message']}"
+        # Nothing was claimed, nothing locked, and no wait was queued.
+        shown = json.loads(lac("show", "1", "--json").out)["task"]
+        assert shown["state"] == "open" and shown["owner"] is None
+        held = json.loads(lac("locks", "--json").out)["locks"]
+        assert [(lk["agent"], lk["pattern"]) for lk in held] == [("dana", "README")]
+        # What the rule takes still works: a number of seconds, and 0 for "do not wait".
+        answer = server.tool("wait", '{"paths": ["README"], "timeout": 0.3}')
+        assert answer["structuredContent"]["refused"]["reason"] == "path_locked", answer
+        answer = server.tool("claim_next", '{"wait": 0}')
+        assert answer["isError"] is False, answer
+        assert answer["structuredContent"]["task"]["owner"] == "alice"
+    finally:
+        server.close()
+    # The CLI refuses the same durations with the same words.
+    cli = lac("wait", "README", "--timeout", "1e308")
+    assert cli.code == 2 and "invalid duration" in cli.err, cli.err
+
+
+def test_server_info_names_the_package_version(lac: Lac, repo: Path) -> None:
+    printed = lac("--version").out.strip()
+    assert printed.startswith("git-lac, version ")
+    server = RawMcp(repo, "alice")
+    try:
+        info = server.info["serverInfo"]
+        assert info["name"] == "git-lacunari"
+        assert info["version"] == printed.removeprefix("git-lac, version ") != ""
+    finally:
+        server.close()

@@ -434,31 +434,88 @@ def test_a_readable_tag_of_a_blob_still_passes(server: Server, lac: Lac) -> None
 # --- deleting a branch is judged like a rewind to the destination --------------------------
 
 
-def test_deleting_a_branch_cannot_do_what_a_refused_force_push_may_not(
-    server: Server, lac: Lac
-) -> None:
-    """dana's held-path work on feat3 survives erin's delete-and-recreate."""
+def delete(server: Server, branch: str, agent: str | None = None) -> Result:
+    """`git push origin --delete BRANCH` from the client, as ``agent`` says."""
+    if "origin" not in git(server.client, "remote").split():
+        git(server.client, "remote", "add", "origin", server.url)
+    said = ["-o", f"lac.agent={agent}"] if agent else []
+    full = {**os.environ, "PATH": BIN + os.pathsep + os.environ["PATH"]}
+    proc = subprocess.run(
+        ["git", "push", "--no-verify", *said, "origin", "--delete", branch],
+        cwd=server.client,
+        env=full,
+        capture_output=True,
+        text=True,
+    )
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def claimed_line(server: Server, lac: Lac, branch: str) -> str:
+    """dana claims task #1 (core/auth.py), works on ``branch`` and pushes it:
+    its tip, as the board records it."""
     repo = server.client
-    base = head(repo)
-    assert lac("lock", "core/auth.py", "--as", "dana").code == 0
-    git(repo, "checkout", "-q", "-b", "feat3")
+    assert lac("task", "add", "auth", "--write", "core/auth.py").code == 0
+    assert lac("claim", "1", env={"LAC_AGENT": "dana"}).code == 0
+    git(repo, "checkout", "-q", "-b", branch)
     commit(repo, "elsewhere", write("README", "dana\n"))
     work = commit(repo, "dana's work", write("core/auth.py", "dana's work\n"))
-    assert server.push("feat3", "-o", "lac.agent=dana").code == 0
-    forced = server.push("-f", f"{base}:refs/heads/feat3", "-o", "lac.agent=erin")
-    assert_refused(forced, "refs/heads/feat3 (ref update) core/auth.py  held by dana")
-    deleted = server.push(":feat3", "-o", "lac.agent=erin")
-    assert_refused(deleted, "refs/heads/feat3 (ref update) core/auth.py  held by dana")
-    assert "README" not in deleted.err  # only held paths are blamed
-    assert server.has("feat3") == work
-    # A pusher nobody names holds nothing either.
-    assert_refused(server.push(":feat3"), "core/auth.py  held by dana")
+    assert lac("heartbeat", env={"LAC_AGENT": "dana"}).code == 0
+    assert lac("show", "1", "--json").json["task"]["tip"] == work
+    assert server.push(branch, "-o", "lac.agent=dana").code == 0
+    git(repo, "checkout", "-q", "main")
+    return work
+
+
+def test_deleting_a_held_claims_unlanded_line_is_refused(server: Server, lac: Lac) -> None:
+    """dana's unlanded work on feat3 survives erin's delete (and so her
+    delete-and-recreate): one line names the holder and the task."""
+    base = head(server.client)
+    branch = "feat3-ü"
+    work = claimed_line(server, lac, branch)
+    forced = server.push("-f", f"{base}:refs/heads/{branch}", "-o", "lac.agent=erin")
+    assert_refused(forced, f"refs/heads/{branch} (ref update) core/auth.py  held by dana")
+    said = f"refused: {branch} carries task #1's unlanded work, claimed by dana"
+    for who in ("erin", None):  # a pusher nobody names holds nothing either
+        deleted = delete(server, branch, who)
+        assert deleted.code != 0
+        remote = [ln.removeprefix("remote:").strip() for ln in deleted.err.splitlines()]
+        lines = [ln for ln in remote if ln and ln.startswith(("refused", "git lac"))]
+        assert lines == [f"{said}; only dana may delete it"], deleted.err
+        assert server.has(branch) == work
     # The holder's own delete passes; then the name is anyone's again.
-    own = server.push(":feat3", "-o", "lac.agent=dana")
+    own = delete(server, branch, "dana")
     assert own.code == 0, own.err
-    assert server.has("feat3") is None
-    again = server.push(f"{base}:refs/heads/feat3", "-o", "lac.agent=erin")
+    assert server.has(branch) is None
+    again = server.push(f"{base}:refs/heads/{branch}", "-o", "lac.agent=erin")
     assert again.code == 0, again.err
+
+
+def test_deleting_a_branch_that_is_no_claims_line_passes(server: Server, lac: Lac) -> None:
+    """A branch that changes a held path but carries no claim's unlanded
+    work takes nothing from anyone: its deletion passes, as does that of a
+    line whose claim's work is in the destination, and of an unrelated one."""
+    repo = server.client
+    assert lac("lock", "core/auth.py", "--as", "dana").code == 0
+    git(repo, "checkout", "-q", "-b", "scratch")
+    commit(repo, "scratch", write("core/auth.py", "scratch\n"))
+    assert server.push("scratch", "-o", "lac.agent=dana").code == 0
+    git(repo, "checkout", "-q", "--orphan", "island")
+    commit(repo, "island", write("core/auth.py", "island\n"))
+    assert server.push("island", "-o", "lac.agent=dana").code == 0
+    git(repo, "checkout", "-q", "main")
+    for branch in ("scratch", "island"):
+        deleted = delete(server, branch, "erin")
+        assert deleted.code == 0, deleted.err
+        assert server.has(branch) is None
+    # A claim's line whose work the destination has: nothing unlanded on it.
+    assert lac("unlock", "core/auth.py", "--as", "dana").code == 0
+    work = claimed_line(server, lac, "landed")
+    git(repo, "merge", "-q", "--ff-only", "landed")
+    assert server.push("main", "-o", "lac.agent=dana").code == 0
+    assert server.has("main") == work
+    deleted = delete(server, "landed", "erin")
+    assert deleted.code == 0, deleted.err
+    assert server.has("landed") is None
 
 
 def test_deleting_a_branch_already_in_the_destination_or_clean_passes(
@@ -477,18 +534,6 @@ def test_deleting_a_branch_already_in_the_destination_or_clean_passes(
     deleted = server.push(":merged", ":clean", "-o", "lac.agent=erin")
     assert deleted.code == 0, deleted.err
     assert server.has("merged") is None and server.has("clean") is None
-
-
-def test_deleting_an_unrelated_branch_takes_every_path_it_has(server: Server, lac: Lac) -> None:
-    repo = server.client
-    git(repo, "checkout", "-q", "--orphan", "island")
-    commit(repo, "island", write("core/auth.py", "island\n"))
-    assert server.push("island").code == 0
-    assert lac("lock", "core/auth.py", "--as", "dana").code == 0
-    assert_refused(
-        server.push(":island", "-o", "lac.agent=erin"),
-        "refs/heads/island (ref update) core/auth.py  held by dana",
-    )
 
 
 # --- the destination: HEAD at an unborn branch ---------------------------------------------

@@ -8,6 +8,7 @@ compared, as the administrator sees them, before and after.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -724,3 +725,60 @@ def test_the_servers_post_receive_settles_a_landing_as_its_keeper_role(
     assert row is not None and row["state"] == "done", row
     held = crew.admin_store.conn.execute("SELECT count(*) AS n FROM lac_locks").fetchone()
     assert held is not None and held["n"] == 0
+
+
+def test_a_team_add_refusal_names_the_membership_chain(crew: Team, repo: Path) -> None:
+    """alice is in the board's admin group through devs, then leads: adding her
+    is refused naming that chain (a direct grant beside it would make `team
+    remove` a lie). A role the board's agent group is a member of would make
+    a cycle: refused naming that chain. Nothing is granted either way."""
+    from git_lacunari.errors import InvalidInput
+
+    names = team.role_names(crew.board)
+    conn = crew.admin_store.conn
+    alice, devs, leads, hub = (crew.name(n) for n in ("alice", "devs", "leads", "hub"))
+    crew.roles += [alice, devs, leads, hub]
+    conn.execute(f'CREATE ROLE "{alice}" LOGIN')
+    conn.execute(f'CREATE ROLE "{devs}" NOLOGIN')
+    conn.execute(f'CREATE ROLE "{leads}" NOLOGIN')
+    conn.execute(f'CREATE ROLE "{hub}" NOLOGIN')
+    conn.execute(f'GRANT "{devs}" TO "{alice}"')
+    conn.execute(f'GRANT "{leads}" TO "{devs}"')
+    conn.execute(f'GRANT "{names["admin"]}" TO "{leads}"')
+    conn.execute(f'GRANT "{hub}" TO "{names["agent"]}"')
+    conn.commit()
+    _init(repo, crew.url)
+    before = snapshot(crew)
+
+    def memberships(role: str) -> set[str]:
+        rows = conn.execute(
+            "SELECT g.rolname FROM pg_auth_members am JOIN pg_roles g ON g.oid = am.roleid"
+            " JOIN pg_roles m ON m.oid = am.member WHERE m.rolname = %s",
+            (role,),
+        ).fetchall()
+        return {r["rolname"] for r in rows}
+
+    said = f"{alice} is already a member of {names['admin']} through {devs}, then {leads}"
+    with pytest.raises(InvalidInput, match=f"^{re.escape(said)}: "):
+        team.add(crew.admin_store, alice)
+    with pytest.raises(InvalidInput, match=f"^{re.escape(names['agent'])} is a member of {hub}: "):
+        team.add(crew.admin_store, hub)
+    # Through the CLI: one line, exit 2, the chain named.
+    cli = lac_inprocess(repo, "team", "add", alice, "--no-password")
+    assert cli.code == 2 and cli.err.splitlines()[0].startswith(f"git lac: {said}: "), cli.err
+    assert len(cli.err.strip().splitlines()) == 1, cli.err
+    # Two steps down: hub is in the agent group's own member, not only directly.
+    conn.execute(f'REVOKE "{hub}" FROM "{names["agent"]}"')
+    conn.execute(f'GRANT "{hub}" TO "{devs}"')
+    conn.execute(f'REVOKE "{names["admin"]}" FROM "{leads}"')
+    conn.execute(f'GRANT "{devs}" TO "{names["keeper"]}"')
+    conn.commit()
+    cycle = f"{names['keeper']} is a member of {hub} through {devs}: "
+    with pytest.raises(InvalidInput, match=f"^{re.escape(cycle)}"):
+        team.add(crew.admin_store, hub)
+    assert memberships(alice) == {devs} and memberships(hub) == set()
+    assert snapshot(crew) == before
+    # Re-adding a role the board made an admin (an admin is a keeper) is no chain.
+    carol = crew.add("carol", kind="admin")
+    again = team.add(crew.admin_store, carol, kind="admin")
+    assert again["created"] is False

@@ -71,10 +71,14 @@ def init(
         board.set_default_stale_after(stale)
     if case is not None and case != board.case_rule:
         board.set_case_rule(case)
-    elif case is None and board.case_rule is None and board.store.dialect == "postgres":
-        # A board clones share: it, not each clone's core.ignorecase, says
-        # whether README and readme are one path. Folding is the safe side:
-        # at worst a case-sensitive clone waits for a variant it did not need.
+    elif case is None and board.case_rule is None:
+        # Any board may be shared by clones (PostgreSQL, or an embedded one
+        # through lac.url): it, not each clone's core.ignorecase, says whether
+        # README and readme are one path, recorded once, when the board has no
+        # rule. Folding is the safe side: at worst a case-sensitive clone
+        # waits for a variant it did not need; an exact rule would let a
+        # case-insensitive clone write readme while README is held. A clone
+        # with another core.ignorecase follows the board's rule.
         # On a team board only an admin records it: an agent's init leaves it.
         from ..errors import NotPermitted
 

@@ -419,10 +419,9 @@ def receive_plan(repo: Repo, refs: Sequence[ReceivedRef]) -> Plan:
       (:func:`~git_lacunari.repo.server_root`): a branch made again at an old
       commit is judged as a rewind;
     - the deletion of the destination, as a move to nothing: every path it
-      has; the deletion of another branch, as a rewind to the destination:
-      what its commits that the destination lacks changed
-      (``git diff $(git merge-base OLD DEST) OLD``), so that deleting and
-      making it again does no more than a refused force-push.
+      has. The deletion of another branch changes no path anyone builds on:
+      it is judged by the claims' lines instead
+      (:func:`~git_lacunari.guard.judge.deleted_lines`).
 
     Tag deletions, and new tags, change no branch anyone builds on."""
     from ..repo import server_root
@@ -441,8 +440,6 @@ def receive_plan(repo: Repo, refs: Sequence[ReceivedRef]) -> Plan:
                 continue
             if root is not None and ref.ref == root.ref:
                 moves.append((ref.ref, old, None))
-            else:
-                moves.append((ref.ref, old, _merge_base(repo, old, base)))
             continue
         tip = _peeled(repo, ref.new)
         if tip is None:
@@ -473,19 +470,6 @@ def _present(repo: Repo, oid: str) -> bool:
         return True
     except CannotWorkHere:
         return False
-
-
-def _merge_base(repo: Repo, old: str, base: str | None) -> str | None:
-    """Where a deleted branch forked from the destination (None: no
-    destination, or unrelated histories: every path it has is its own)."""
-    if base is None:
-        return None
-    try:
-        out = git("merge-base", old, base, cwd=repo.toplevel)
-    except CannotWorkHere:  # no common ancestor
-        return None
-    found = out.decode().split()
-    return found[0] if found else None
 
 
 def tree_paths(repo: Repo, commit: str) -> list[str]:

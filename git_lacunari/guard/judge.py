@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..board import Board
-from ..errors import BoardUnreachable, CannotWorkHere, InvalidInput, LacError
+from ..errors import BoardUnreachable, CannotWorkHere, InvalidInput, LacError, LineHeld
 from ..identity import Identity
 from ..model import Conflict, EventKind, LockMode
 from ..repo import Repo, discover_git_dir
@@ -594,6 +594,38 @@ def check_board_kept(repo: Repo, refs: list[ReceivedRef]) -> None:
         )
 
 
+def deleted_lines(repo: Repo, refs: Sequence[ReceivedRef], board: Board, pusher: Pusher) -> None:
+    """A push deleting a branch (not the destination) that carries a live
+    claim's unlanded work is refused, naming the holder and the task
+    (:class:`~git_lacunari.errors.LineHeld`): the claim's last known commit
+    (its tip) is in the branch and not in the destination, and the pusher is
+    not the holder. Any other branch deletion passes: it takes away no path
+    anyone builds on (the branch can only be made again from a commit, which
+    is judged as any new branch is)."""
+    from ..landing import is_ancestor
+    from ..repo import server_root
+
+    gone = [
+        (r.ref, r.old)
+        for r in refs
+        if is_zero(r.new) and not is_zero(r.old) and r.ref.startswith("refs/heads/")
+    ]
+    root = server_root(repo)
+    gone = [(ref, old) for ref, old in gone if root is None or ref != root.ref]
+    if not gone:
+        return
+    top = repo.toplevel
+    for task in board.live_claims():
+        if task.tip is None or task.owner is None or task.owner == pusher.name:
+            continue
+        if root is not None and root.commit and is_ancestor(top, task.tip, root.commit):
+            continue  # landed: the destination keeps it
+        for ref, old in gone:
+            if is_ancestor(top, task.tip, old):
+                branch = ref.removeprefix("refs/heads/")
+                raise LineHeld(branch=branch, task=task.id, holder=task.owner)
+
+
 def _server_offline(repo: Repo, exc: CannotWorkHere) -> Verdict:
     """The server's board gave no answer: ``lac.guard.server.offline``."""
     allow = server_offline_policy(repo) == "allow"
@@ -630,10 +662,17 @@ def judge_receive(
         except CannotWorkHere as exc:
             return _server_offline(repo, exc)
     changed = sorted({p for _, _, ps in plan for p in ps})
+    board: Board | None = None
+    if any(is_zero(r.new) for r in refs):  # a deletion is judged by the claims' lines
+        try:
+            board = open_board(repo, pusher)
+            deleted_lines(repo, refs, board, pusher)
+        except CannotWorkHere as exc:
+            return _server_offline(repo, exc)
     if not changed:
         return Verdict("pre-receive", Decision.ALLOWED, pusher=pusher)
     try:
-        board = open_board(repo, pusher)
+        board = board or open_board(repo, pusher)
         holdings = board.held_by_other_agents(changed)
         elsewhere, lines = _other_instances(board, pusher, plan, changed)
         now = board.now() if holdings or elsewhere else 0.0

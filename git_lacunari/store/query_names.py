@@ -129,6 +129,8 @@ QueryName = Literal[
     "team_event",
     "team_grant_ddl",
     "team_members",
+    "team_membership_cycle",
+    "team_membership_through",
     "team_other_memberships",
     "team_record_agent",
     "team_release_all",

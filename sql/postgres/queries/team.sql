@@ -50,6 +50,50 @@ SELECT array_to_string(up.chain, ' -> ') AS chain,
  ORDER BY cardinality(up.chain)
  LIMIT 1
 
+-- name: team_membership_through
+-- The shortest chain by which :role is already a member of one of the
+-- board's groups (:groups, a JSON array) through another role (two steps or
+-- more; a direct grant is what `team add` makes, so it may be made again):
+-- adding it would grant what it already has, and `team remove` could not take
+-- that away.
+WITH RECURSIVE up(oid, chain) AS (
+    SELECT r.oid, ARRAY[r.rolname::text] FROM pg_roles r WHERE r.rolname = :role
+    UNION ALL
+    SELECT m.roleid, up.chain || g.rolname::text
+      FROM up
+      JOIN pg_auth_members m ON m.member = up.oid
+      JOIN pg_roles g ON g.oid = m.roleid
+     WHERE NOT g.rolname::text = ANY (up.chain) AND cardinality(up.chain) < 64
+)
+SELECT up.chain[cardinality(up.chain)] AS "group", up.chain[2:cardinality(up.chain) - 1] AS via
+  FROM up
+ WHERE cardinality(up.chain) > 2
+   -- through the board's own groups (an admin is a keeper) is the board's doing
+   AND NOT up.chain[2] = ANY (ARRAY(SELECT jsonb_array_elements_text(:groups::jsonb)))
+   AND up.chain[cardinality(up.chain)] = ANY (ARRAY(SELECT jsonb_array_elements_text(:groups::jsonb)))
+ ORDER BY cardinality(up.chain), 1
+ LIMIT 1
+
+-- name: team_membership_cycle
+-- The shortest chain by which one of the board's groups (:groups) is a member
+-- of :role (directly or through other roles): granting that group to :role
+-- would make a membership cycle, which PostgreSQL refuses.
+WITH RECURSIVE down(oid, chain) AS (
+    SELECT r.oid, ARRAY[r.rolname::text] FROM pg_roles r WHERE r.rolname = :role
+    UNION ALL
+    SELECT m.member, down.chain || g.rolname::text
+      FROM down
+      JOIN pg_auth_members m ON m.roleid = down.oid
+      JOIN pg_roles g ON g.oid = m.member
+     WHERE NOT g.rolname::text = ANY (down.chain) AND cardinality(down.chain) < 64
+)
+SELECT down.chain[cardinality(down.chain)] AS "group", down.chain[2:cardinality(down.chain) - 1] AS via
+  FROM down
+ WHERE cardinality(down.chain) > 1
+   AND down.chain[cardinality(down.chain)] = ANY (ARRAY(SELECT jsonb_array_elements_text(:groups::jsonb)))
+ ORDER BY cardinality(down.chain), 1
+ LIMIT 1
+
 -- name: team_create_group_ddl
 SELECT format('CREATE ROLE %I NOLOGIN', :role::text) AS ddl
 

@@ -48,6 +48,7 @@ def _normal(text: str, root: Path) -> str:
     text = text.replace(str(root), "ROOT")
     text = re.sub(r"lac_t_[0-9a-f]+", "SCHEMA", text)
     text = re.sub(r'"instance": "[0-9a-f]+"', '"instance": "X"', text)
+    text = re.sub(r"lac\.instance=[0-9a-f]+", "lac.instance=X", text)  # each clone's own
     text = re.sub(r"\b[0-9a-f]{40}\b", "OID", text)
     text = re.sub(r"\b\d+\.\d+(e-?\d+)?", "FLOAT", text)
     text = re.sub(r"\b[0-9a-f]{7,12}\b", "ABBREV", text)

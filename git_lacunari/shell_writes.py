@@ -71,6 +71,7 @@ MAX_LITERALS = 2000
 
 QUOTED = "\0"  # in a word's text: the next character was quoted
 UNKNOWN = "\x01"  # in a word's text: a part only running could tell
+UNDECODED = "\x03"  # in a word's text: a $'…' bash decodes to what no path holds
 SPECIAL = re.compile(r"[{}\[\]*?,~=\\]")
 PLAIN_RUN = re.compile(r"[^ \t\n'\"\\$`;&|<>()]+")
 IN_DQ = re.compile(r"[\\\"$`]")
@@ -401,23 +402,97 @@ _PREFIX_VALUED = {
 }
 _REDIR_OPS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">>", ">|", ">&", "<", ">")
 _LIST_OPS = (";;&", ";;", ";&", "&&", "||", "|&", "|", "&", ";", "(", ")")
-_ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "v": "\v"}
+_ANSI = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+_ANSI_NUMBER = {"x": (16, 2), "u": (16, 4), "U": (16, 8)}  # base, most digits
+_HEX = frozenset("0123456789abcdefABCDEF")
+_OCTAL = frozenset("01234567")
 
 
 def _ansi_c(s: str, i: int) -> tuple[str, int]:
+    """A ``$'…'`` string from after its quote, decoded as bash's ansicstr does
+    (its text, the index after the closing quote). A part that cannot be
+    decoded safely (a NUL, which ends the word in bash; bytes that are not
+    UTF-8; a code point no file name holds) makes it :data:`UNDECODED`."""
     out: list[str] = []
+    raw = bytearray()  # \xHH and \NNN give bytes: a UTF-8 sequence may span several
+    bad = False
     n = len(s)
+
+    def flush() -> None:
+        nonlocal bad
+        if raw:
+            try:
+                out.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                bad = True
+            raw.clear()
+
     while i < n:
         c = s[i]
         if c == "'":
-            return "".join(out), i + 1
-        if c == "\\" and i + 1 < n:
-            out.append(_ANSI.get(s[i + 1], s[i + 1]))
-            i += 2
+            i += 1
+            break
+        if c != "\\" or i + 1 >= n:
+            flush()
+            out.append(c)
+            i += 1
             continue
-        out.append(c)
-        i += 1
-    return "".join(out), n
+        e = s[i + 1]
+        i += 2
+        if e in _ANSI_NUMBER or e in _OCTAL:
+            base, most = _ANSI_NUMBER.get(e, (8, 3))
+            digits = _OCTAL if base == 8 else _HEX
+            j = i if base == 16 else i - 1  # an octal escape's first digit is e
+            k = j
+            while k < n and k - j < most and s[k] in digits:
+                k += 1
+            if k == j:  # `\x` with no digit: bash keeps it as written
+                flush()
+                out.append("\\" + e)
+                continue
+            value = int(s[j:k], base)
+            i = k
+            if e in "xX" or base == 8:
+                raw.append(value & 0xFF)
+                bad = bad or value & 0xFF == 0
+                continue
+            flush()
+            if value == 0 or value > 0x10FFFF or 0xD800 <= value <= 0xDFFF:
+                bad = True
+            else:
+                out.append(chr(value))
+            continue
+        flush()
+        if e == "c":
+            if i >= n:
+                out.append("\\c")
+                continue
+            x = s[i]
+            i += 1
+            value = 0x7F if x == "?" else ord(x.upper()) & 0x1F
+            bad = bad or value == 0
+            out.append(chr(value))
+        else:
+            out.append(_ANSI.get(e, "\\" + e))
+    flush()
+    text = "".join(out)
+    if bad or any(m in text for m in (QUOTED, UNKNOWN, FOUND[0], UNDECODED)):
+        return UNDECODED, i
+    return text, i
 
 
 def _skip_balanced(s: str, i: int, open_: str = "(", close: str = ")") -> int:
@@ -639,6 +714,9 @@ class _Reader:
     def add(self, here: str, path: str | None, tree: bool = False) -> None:
         if path is None or path == "" or UNKNOWN in path or len(path) > MAX_PATH:
             return
+        if UNDECODED in path:  # bash writes somewhere this cannot name: answer broadly
+            self.broad(here)
+            return
         full = os.path.normpath(os.path.join(here, path))
         if FOUND in full:  # a path find gives: its start directories stand for it
             if self.on_found is not None:
@@ -660,7 +738,7 @@ class _Reader:
     def read(self, command: str, here: str, depth: int) -> None:
         if depth > MAX_DEPTH:
             raise _TooMuch
-        command = command.replace("\0", "").replace(UNKNOWN, "")
+        command = command.replace("\0", "").replace(UNKNOWN, "").replace(UNDECODED, "")
         if depth == 0:
             command = command.replace(FOUND[0], "")
         toks, _ = self.lexer.lex(command, 0, depth, False)

@@ -187,6 +187,21 @@ CASES: list[tuple[str, list[tuple[str, bool]]]] = [
     ("rm x 'y", [("x", F), ("'y", F)]),
     ('echo "x > y', [("y", F)]),  # an unbalanced quote is a character: the rest is read
     ("cat a.py # > commented", []),
+    # $'…' decoded as bash does
+    (r"echo x > $'src/auth\x2epy'", [("src/auth.py", F)]),
+    (r"echo x > $'\x73rc/auth.py'", [("src/auth.py", F)]),
+    (
+        r"rm $'\163rc/auth.py' $'src/\u0061uth.py' $'\U00000073rc/x'",
+        [("src/auth.py", F), ("src/x", F)],
+    ),
+    (
+        r"rm $'a\cIb' $'\E\e\f\v\a\b' $'q\'\\\"\?'",
+        [("a\tb", F), ("\x1b\x1b\f\v\a\b", F), ("q'\\\"?", F)],
+    ),
+    (r"rm $'\xc3\xa9t\xc3\xa9' $'\x' $'\q'", [("\u00e9t\u00e9", F), ("\\x", F), ("\\q", F)]),
+    (r"echo x > $'src/auth\x00.py'", [(".", T)]),
+    (r"echo x > $'src/\xff.py'; rm $'\ud800' $'\c@'", [(".", T)]),
+    (r"echo x > $'\x01'", [(".", T)]),
 ]
 
 

@@ -78,6 +78,7 @@ IN_DQ = re.compile(r"[\\\"$`]")
 IN_HEREDOC = re.compile(r"[\\$`]")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+OPEN_MODE = re.compile(r"\s*(\+?>>|\+?>|\+?<)\s*([^\s|&>]\S*)?\s*$")
 MAGIC = re.compile(r"(?<!\0)[*?\[]")
 FOUND = "\x02{}"  # find's {} (never in a real argument: \x02 is dropped from the input)
 
@@ -924,6 +925,8 @@ class _Reader:
                 args = _tail(rest, "n", ("--adjustment",))
             elif base == "timeout":
                 args = _tail(rest, "sk", ("--signal", "--kill-after"))[1:]
+            elif base in ("busybox", "toybox"):
+                args = rest  # a multi-call binary: its first argument is the command
             elif base == "xargs":
                 self.xargs(rest, here, stdin, depth)
                 return None
@@ -986,7 +989,16 @@ class _Reader:
             text = text.replace("\\\\", "\\")
             full = os.path.normpath(os.path.join(here, text))
             if not _exists(full):
-                continue
+                mode = OPEN_MODE.match(text)  # perl's and ruby's `open F, '>path'`
+                if mode is None or not mode.group(2):
+                    continue
+                text = mode.group(2)
+                full = os.path.normpath(os.path.join(here, text))
+                if mode.group(1) == "<" and not _exists(full):
+                    continue  # read, and no such file: not a path of this tree
+                if not _exists(full):
+                    self.add(here, text)  # a write named plainly: a new file
+                    continue
             if _isdir(full):
                 if (
                     os.path.normpath(here).startswith(full.rstrip("/") + "/")
@@ -1523,7 +1535,10 @@ def _git(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> N
         if source is None:
             r.broad(here)
             return
-        r.pathspecs(here, _operands(rest, "s", ("--source",)), source or None)
+        specs = _operands(rest, "s", ("--source",))
+        if not specs and _flag(rest, "p", ("--patch",)):
+            specs = [Arg(".")]  # restore -p without a pathspec: every modified file
+        r.pathspecs(here, specs, source or None)
     elif sub == "reset":
         if not _flag(rest, "", ("--hard", "--keep", "--merge")):
             return  # the index and HEAD only
@@ -1641,6 +1656,18 @@ def _checkout(r: _Reader, args: list[Arg], here: str) -> None:
         return
     create = _flag(args, "bB", ("--orphan",))
     operands = _operands(args, "bB", ("--orphan", "--conflict"))
+    if not create and _flag(args, "p", ("--patch",)):
+        # -p [TREE] [PATHSPEC…]: hunks of the files under the pathspecs (all without)
+        first = operands[0].value if operands else None
+        tree = first is not None and (
+            r.git_out(
+                here, ["rev-parse", "--verify", "--quiet", "--end-of-options", first + "^{tree}"]
+            )
+            is not None
+        )
+        specs = operands[1:] if tree else operands
+        r.pathspecs(here, specs or [Arg(".")], first if tree else None)
+        return
     if not operands:
         return  # `git checkout`, `git checkout -b new`: nothing changes
     first = operands[0].value
@@ -1764,16 +1791,56 @@ def _patch(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) ->
     r.patch_text(text, here, count, base)
 
 
-def _fetch(short: str, long: str) -> Handler:
+def _values(args: list[Arg], valued: str, wanted: str, longs: Iterable[str]) -> list[str | None]:
+    """Every value given to options ``wanted`` (short letters, each also in
+    ``valued``) or ``longs``, in all their forms: ``-o F``, ``-oF``, ``-sSoF``,
+    ``--long F``, ``--long=F``."""
+    names = tuple(longs)
+    found: list[str | None] = []
+    k = 0
+    while k < len(args):
+        a = args[k].value
+        k += 1
+        if a is None or not a.startswith("-") or a == "-":
+            continue
+        if a == "--":
+            break
+        if a.startswith("--"):
+            name, eq, value = a.partition("=")
+            if name in names:
+                if eq:
+                    found.append(value)
+                else:
+                    found.append(args[k].value if k < len(args) else None)
+                    k += 1
+            continue
+        for pos, letter in enumerate(a[1:], 1):
+            if letter in valued:
+                value_: str | None = a[pos + 1 :]
+                if not value_:
+                    value_ = args[k].value if k < len(args) else None
+                    k += 1
+                if letter in wanted:
+                    found.append(value_)
+                break
+    return found
+
+
+def _fetch(valued: str, wanted: str, longs: Iterable[str]) -> Handler:
+    """curl, wget: the files their output options name (``-`` is stdout)."""
+    names = tuple(longs)
+
     def read(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
-        for k, arg in enumerate(args):
-            v = arg.value
-            if v in (short, long) and k + 1 < len(args) and args[k + 1].value != "-":
-                r.add(here, args[k + 1].value)
-            elif v is not None and v.startswith(long + "="):
-                r.add(here, v.split("=", 1)[1])
+        for value in _values(args, valued, wanted, names):
+            if value != "-":
+                r.add(here, value)
 
     return read
+
+
+def _sort(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+    for value in _values(args, "kotST", "o", ("--output",)):
+        r.add(here, value)
 
 
 _COMMANDS: dict[str, Handler] = {
@@ -1803,8 +1870,20 @@ _COMMANDS: dict[str, Handler] = {
     "node": _code("-e", "--eval"),
     "nodejs": _code("-e", "--eval"),
     "ruby": _code("-e"),
-    "curl": _fetch("-o", "--output"),
-    "wget": _fetch("-O", "--output-document"),
+    # curl's options that take a value, from `curl --help all` (8.x): a cluster
+    # like -sSo F reads F for -o; -D/--dump-header and -c/--cookie-jar write too
+    "curl": _fetch(
+        "AbcCdDeEFHKmoPQrtTuUwXxYyz",
+        "oDc",
+        ("--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr"),
+    ),
+    # wget: -O the document, -o/-a the log (wget --help, 1.21)
+    "wget": _fetch(
+        "aABDeiIlOoPQTtUwXY",
+        "Ooa",
+        ("--output-document", "--output-file", "--append-output"),
+    ),
+    "sort": _sort,
     **{name: _shell for name in SHELLS},
 }
 

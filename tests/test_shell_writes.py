@@ -187,6 +187,33 @@ CASES: list[tuple[str, list[tuple[str, bool]]]] = [
     ("rm x 'y", [("x", F), ("'y", F)]),
     ('echo "x > y', [("y", F)]),  # an unbalanced quote is a character: the rest is read
     ("cat a.py # > commented", []),
+    # option values attached to their options
+    ("curl -osrc/auth.py URL; curl --output=a.py u", [("src/auth.py", F), ("a.py", F)]),
+    ("curl -sSLo x u; curl -H h -D hdr -c jar -o - u", [("x", F), ("hdr", F), ("jar", F)]),
+    ("wget -Osrc/auth.py u; wget --output-document=a.py u", [("src/auth.py", F), ("a.py", F)]),
+    ("wget -qO- u; wget -o log u", [("log", F)]),
+    (
+        "sort -osrc/auth.py a.py; sort -o x; sort --output=y z",
+        [("src/auth.py", F), ("x", F), ("y", F)],
+    ),
+    (
+        "cp -tnotes a.py; mv --target-directory=notes src",
+        [("notes/a.py", F), ("notes/src", T), ("src", T)],
+    ),
+    ("ln -tnotes a.py; install -tnotes a.py", [("notes/a.py", F)]),
+    # interpreters' open modes
+    ("perl -e \"open F,'>src/auth.py'\"", [("src/auth.py", F)]),
+    ("perl -e \"open(F, '>> src/auth.py'); open G, '+<a.py'\"", [("src/auth.py", F), ("a.py", F)]),
+    (
+        "perl -e \"open F, '< src/util.py'; open G, '>new.txt'; open H, '<nope'\"",
+        [("src/util.py", F), ("new.txt", F)],
+    ),
+    ('perl -e \'print ">", "> "\'', []),
+    # multi-call binaries
+    (
+        "busybox sh -c 'rm x'; busybox rm -rf src; toybox sed -i s/a/b/ a.py",
+        [("x", F), ("src", T), ("a.py", F)],
+    ),
     # $'…' decoded as bash does
     (r"echo x > $'src/auth\x2epy'", [("src/auth.py", F)]),
     (r"echo x > $'\x73rc/auth.py'", [("src/auth.py", F)]),
@@ -288,6 +315,17 @@ GIT_CASES: list[tuple[str, str, list[tuple[str, bool]]]] = [
     ("", "git stash push -- core", [("core/util.py", F)]),
     ("", "git stash -u", [*MODIFIED, ("fix.patch", F), ("junk", F)]),
     ("", "git stash list", []),
+    # -p: the hunks of the files a plain form would change
+    ("", "git checkout -p", MODIFIED),
+    ("", "git checkout -p -- core", [("core/util.py", F)]),
+    ("", "git checkout --patch core", [("core/util.py", F)]),
+    ("", "git checkout -p other README", [("README", F)]),
+    ("", "git checkout -p other", [("README", F), *MODIFIED, ("o.txt", F)]),
+    ("", "git restore -p", MODIFIED),
+    ("", "git restore -p core", [("core/util.py", F)]),
+    ("", "git reset -p", []),
+    ("", "git stash -p", MODIFIED),
+    ("", "git stash push -p -- core", [("core/util.py", F)]),
     ("", "git clean -fd", [("fix.patch", F), ("junk", F)]),
     ("", "git clean -fdx", [("build.log", F), ("fix.patch", F), ("junk", F)]),
     ("", "git clean -n", []),

@@ -1843,6 +1843,86 @@ def _sort(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> 
         r.add(here, value)
 
 
+def _rsync(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+    """rsync SRC… DEST: DEST, a tree when it is (or is made) a directory or
+    --delete prunes it; a remote DEST (``host:path``) is not this tree."""
+    operands = _operands(
+        args, "eBfTM", ("--rsh", "--filter", "--exclude", "--include", "--temp-dir")
+    )
+    if len(operands) < 2:
+        return
+    *sources, last = operands
+    dest = last.value
+    if dest is None:
+        return
+    head = dest.split("/", 1)[0]
+    if ":" in head or dest.startswith("rsync://"):
+        return
+    tree = (
+        len(sources) > 1
+        or dest.endswith("/")
+        or _is_dir(here, dest)
+        or _flag(args, "ra", ("--recursive", "--archive"))
+        or any((a.value or "").startswith("--del") for a in args)
+    )
+    r.add(here, dest, tree)
+
+
+def _editor(valued: str, long_valued: Iterable[str] = ()) -> Handler:
+    """An editor may write every file it is given (``+LINE`` and ``+cmd`` are not files)."""
+    longs = tuple(long_valued)
+
+    def read(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+        for arg in _operands(args, valued, longs):
+            if arg.value is not None and not arg.value.startswith("+"):
+                r.add(here, arg.value)
+
+    return read
+
+
+def _tar(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+    """tar: extracting writes names only the archive tells, so the directory
+    (``-C DIR``) as a tree; creating or appending writes the archive (``-f``)."""
+    if args and args[0].value is not None and not args[0].value.startswith("-"):
+        args = [Arg("-" + args[0].value), *args[1:]]  # the old style: `tar xzf A`
+    directory = _option(args, "C", "--directory")
+    if _flag(args, "x", ("--extract", "--get")):
+        if directory is None:
+            r.broad(here)
+        else:
+            r.add(here, directory or ".", True)
+    elif _flag(args, "cruA", ("--create", "--append", "--update", "--catenate", "--delete")):
+        archive = _option(args, "f", "--file")
+        if archive is None:
+            r.broad(here)
+        elif archive and archive != "-":
+            r.add(here, archive)
+
+
+def _unzip(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+    if _flag(args, "lvtpzZ"):
+        return  # lists, tests or prints: nothing written
+    directory = _option(args, "d")
+    if directory is None:
+        r.broad(here)
+    else:
+        r.add(here, directory or ".", True)
+
+
+def _cpio(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+    directory = _option(args, "D", "--directory")
+    base = os.path.join(here, directory) if isinstance(directory, str) else here
+    if _flag(args, "i", ("--extract",)):
+        r.add(base, ".", True)
+    elif _flag(args, "p", ("--pass-through",)):
+        for arg in _operands(args, "DEFHIMOR", ("--directory", "--file", "--format")):
+            r.add(base, arg.value, True)
+    else:
+        archive = _option(args, "O", "")
+        if isinstance(archive, str):
+            r.add(base, archive)
+
+
 _COMMANDS: dict[str, Handler] = {
     "cd": _cd,
     "pushd": _cd,
@@ -1855,7 +1935,7 @@ _COMMANDS: dict[str, Handler] = {
     "ln": _copy(False, "S", ("--suffix",), link=True),
     "rm": _rm,
     "unlink": _plain(),
-    "shred": _plain("nsu", ("--iterations", "--size")),
+    "shred": _plain("ns", ("--iterations", "--size")),  # -u removes: no value
     "rmdir": _rmdir,
     "touch": _touch,
     "truncate": _truncate,
@@ -1884,6 +1964,16 @@ _COMMANDS: dict[str, Handler] = {
         ("--output-document", "--output-file", "--append-output"),
     ),
     "sort": _sort,
+    "rsync": _rsync,
+    **dict.fromkeys(("vim", "vi", "nvim", "view", "ex"), _editor("cSuUiTwWstqr")),
+    "nano": _editor("oYrs", ("--operatingdir", "--syntax", "--fill", "--speller")),
+    "emacs": _editor("lfLu", ("--eval", "--load", "--funcall", "--directory", "--user")),
+    "ed": _editor("p", ("--prompt",)),
+    "tar": _tar,
+    "gtar": _tar,
+    "bsdtar": _tar,
+    "unzip": _unzip,
+    "cpio": _cpio,
     **{name: _shell for name in SHELLS},
 }
 

@@ -209,6 +209,24 @@ CASES: list[tuple[str, list[tuple[str, bool]]]] = [
         [("src/util.py", F), ("new.txt", F)],
     ),
     ('perl -e \'print ">", "> "\'', []),
+    # more writers
+    ("rsync -a src/ notes; rsync a.py b.py; rsync a.py host:x", [("notes", T), ("b.py", F)]),
+    ("rsync --delete src/ out; rsync a.py new", [("out", T), ("new", F)]),
+    ("shred -u -n 3 a.py; shred -zu src/util.py", [("a.py", F), ("src/util.py", F)]),
+    (
+        "vim -c wq src/auth.py +3; nano +5 a.py; emacs --eval '(x)' n; ed e",
+        [("src/auth.py", F), ("a.py", F), ("n", F), ("e", F)],
+    ),
+    ("tar xzf x.tgz; tar -xf x.tar -C notes; tar tf x.tar", [(".", T), ("notes", T)]),
+    (
+        "tar czf out.tgz src; tar -cf - src; tar --create --file=o.tar src",
+        [("out.tgz", F), ("o.tar", F)],
+    ),
+    ("unzip -d notes x.zip; unzip -l x.zip; unzip x.zip", [("notes", T), (".", T)]),
+    (
+        "cpio -pd notes < l; find . | cpio -o -O a.cpio; cpio -idm < a.cpio",
+        [("notes", T), ("a.cpio", F), (".", T)],
+    ),
     # multi-call binaries
     (
         "busybox sh -c 'rm x'; busybox rm -rf src; toybox sed -i s/a/b/ a.py",

@@ -936,6 +936,16 @@ class _Reader:
             return None
         name = os.path.basename(args[0].value)
         handler = _COMMANDS.get(name)
+        if name in _PS_ALIASES_POSIX and any(
+            (a.value or "").lower() in _PS_NAMED for a in args[1:]
+        ):
+            handler = None  # PowerShell's alias, by its parameters: not the POSIX tool
+        if handler is None:
+            cmdlet = name.lower()
+            cmdlet = _PS_ALIASES_POSIX.get(cmdlet, cmdlet)
+            cmdlet = _PS_ALIASES.get(cmdlet, cmdlet)
+            if cmdlet in _PS_WRITES:
+                handler = _powershell(cmdlet)
         if handler is not None:
             return handler(self, args[1:], here, stdin, depth)
         if PYTHON.match(name):
@@ -1921,6 +1931,124 @@ def _cpio(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> 
         archive = _option(args, "O", "")
         if isinstance(archive, str):
             r.add(base, archive)
+
+
+# PowerShell's parameters that take a value (the rest read as switches), and
+# each write cmdlet's positional parameters, in order (Get-Help CMDLET -Full)
+_PS_VALUED = frozenset(
+    {
+        "path", "literalpath", "filepath", "destination", "value", "encoding", "itemtype",
+        "name", "newname", "filter", "include", "exclude", "credential", "stream", "width",
+        "inputobject", "delimiter", "target", "pspath", "lp",
+    }
+)  # fmt: skip
+_PS_WRITES: dict[str, tuple[str, ...]] = {
+    "set-content": ("path", "value"),
+    "add-content": ("path", "value"),
+    "clear-content": ("path",),
+    "out-file": ("filepath", "encoding"),
+    "new-item": ("path", "value"),
+    "remove-item": ("path",),
+    "move-item": ("path", "destination"),
+    "copy-item": ("path", "destination"),
+    "rename-item": ("path", "newname"),
+}
+_PS_ALIASES = {
+    "sc": "set-content",
+    "ac": "add-content",
+    "clc": "clear-content",
+    "ni": "new-item",
+    "ri": "remove-item",
+    "del": "remove-item",
+    "erase": "remove-item",
+    "rd": "remove-item",
+    "move": "move-item",
+    "mi": "move-item",
+    "copy": "copy-item",
+    "cpi": "copy-item",
+    "rni": "rename-item",
+    "ren": "rename-item",
+}
+
+# PowerShell aliases that are POSIX tools' names too: PowerShell's when its
+# parameters are given
+_PS_ALIASES_POSIX = {
+    "rm": "remove-item",
+    "rmdir": "remove-item",
+    "mv": "move-item",
+    "cp": "copy-item",
+}
+_PS_NAMED = frozenset({"-destination", "-path", "-literalpath", "-recurse"})
+
+
+def _powershell(cmdlet: str) -> Handler:
+    """A PowerShell write cmdlet (best effort: the reader lexes as bash does):
+    its ``-Path``/``-LiteralPath``/``-FilePath`` and ``-Destination``, named
+    (``-Path X``, ``-Path:X``, a prefix of the name) or positional."""
+    positional = _PS_WRITES[cmdlet]
+
+    def read(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+        given: dict[str, list[str | None]] = {}
+        loose: list[str | None] = []
+        switches: set[str] = set()
+        k = 0
+        while k < len(args):
+            a = args[k].value
+            k += 1
+            if a is None or not a.startswith("-") or len(a) < 2:
+                loose.append(a)
+                continue
+            name, colon, value = a[1:].partition(":")
+            name = name.lower()
+            full = next((p for p in sorted(_PS_VALUED) if p.startswith(name)), None)
+            if full is None:
+                switches.add(name)
+                continue
+            if full in ("lp", "pspath"):
+                full = "literalpath"
+            if colon:
+                given.setdefault(full, []).append(value)
+            else:
+                given.setdefault(full, []).append(args[k].value if k < len(args) else None)
+                k += 1
+        named = any(p in given for p in ("path", "literalpath", "filepath"))
+        free = [
+            p for p in positional if p not in given and not (named and p in ("path", "filepath"))
+        ]
+        for p, word in zip(free, loose, strict=False):
+            given.setdefault(p, []).append(word)
+        tree = cmdlet == "remove-item" and any("recurse".startswith(s) for s in switches if s)
+        paths = [*given.get("path", []), *given.get("literalpath", []), *given.get("filepath", [])]
+        for path in paths:
+            if path is None:
+                r.broad(here)
+                continue
+            for part in path.split(","):  # an array: -Path a,b
+                if cmdlet == "copy-item":
+                    continue  # the source is read
+                if MAGIC.search(part):  # the cmdlet expands it: the directory above
+                    r.add(here, _literal_prefix(part), True)
+                    continue
+                if cmdlet == "rename-item":
+                    r.add(here, part)
+                    for new in given.get("newname", []):
+                        r.add(os.path.join(here, os.path.dirname(part)), new)
+                    continue
+                r.add(here, part, tree or (cmdlet == "move-item" and _is_dir(here, part)))
+        if cmdlet in ("copy-item", "move-item"):
+            for dest in given.get("destination", []):
+                if dest is None:
+                    r.broad(here)
+                elif _is_dir(here, dest) and paths:
+                    for path in paths:
+                        for part in (path or "").split(","):
+                            name = os.path.basename(part.rstrip("/\\"))
+                            if name:
+                                r.add(here, os.path.join(dest, name), _is_dir(here, part))
+                else:
+                    r.add(here, dest, any(_is_dir(here, p or "") for p in paths))
+
+    return read
 
 
 _COMMANDS: dict[str, Handler] = {

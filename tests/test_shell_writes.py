@@ -227,6 +227,35 @@ CASES: list[tuple[str, list[tuple[str, bool]]]] = [
         "cpio -pd notes < l; find . | cpio -o -O a.cpio; cpio -idm < a.cpio",
         [("notes", T), ("a.cpio", F), (".", T)],
     ),
+    # PowerShell's write cmdlets and aliases
+    ("Set-Content -Path src/auth.py -Value x; sc a.py x", [("src/auth.py", F), ("a.py", F)]),
+    (
+        "'x' | Out-File -FilePath o.txt; echo x | Out-File o2 -Encoding utf8",
+        [("o.txt", F), ("o2", F)],
+    ),
+    (
+        "Add-Content -LiteralPath:a.py x; ac -lit b x; Clear-Content c",
+        [("a.py", F), ("b", F), ("c", F)],
+    ),
+    ("New-Item -ItemType File -Path n.txt; ni n2", [("n.txt", F), ("n2", F)]),
+    (
+        "Remove-Item -Recurse -Force src; ri a.py; del d; erase e; rd f",
+        [("src", T), ("a.py", F), ("d", F), ("e", F), ("f", F)],
+    ),
+    ("remove-item 'src/*.py'; Remove-Item -Path p,q", [("src", T), ("p", F), ("q", F)]),
+    (
+        "Move-Item a.py -Destination notes; move m n",
+        [("a.py", F), ("notes/a.py", F), ("m", F), ("n", F)],
+    ),
+    (
+        "Copy-Item -Path src -Destination out -Recurse; copy a.py notes",
+        [("out", T), ("notes/a.py", F)],
+    ),
+    ("Rename-Item src/auth.py auth2.py", [("src/auth.py", F), ("src/auth2.py", F)]),
+    (
+        "cp a.py -Destination notes; rm -Recurse src; mv -Path a.py -Destination b",
+        [("notes/a.py", F), ("src", T), ("a.py", F), ("b", F)],
+    ),
     # multi-call binaries
     (
         "busybox sh -c 'rm x'; busybox rm -rf src; toybox sed -i s/a/b/ a.py",

@@ -13,24 +13,29 @@ guards stay the backstop. It reads:
   ``pushd``; a ``cd`` in a subshell, a pipe element or a background job does
   not leak), prefixes (``VAR=1``, ``env``, ``sudo``, ``doas``, ``command``,
   ``builtin``, ``nohup``, ``time``, ``exec``, ``nice``, ``timeout``,
-  ``stdbuf``, ``xargs`` with its fixed arguments, ``find -exec/-execdir/-ok``),
-  quoting (``'…'``, ``"…"``, ``$'…'``, ``\\``), brace expansion, ``~`` and
+  ``stdbuf``, ``xargs`` with its fixed arguments, ``busybox``/``toybox``,
+  ``find -exec/-execdir/-ok``), quoting (``'…'``, ``"…"``, ``$'…'`` decoded
+  as bash does, ``\\``), brace expansion, ``~`` and
   ``~/``, globs as the shell expands them (an unmatched glob stays literal);
 - targets: redirections (``>``, ``>>``, ``>|``, ``N>``, ``&>``, ``&>>``,
   ``<>``, ``>&FILE``; never ``/dev/*``), ``tee``, ``sed -i``, ``perl -i``,
   ``cp``, ``mv`` (both sides), ``ln``, ``rm``, ``rmdir``, ``touch``,
   ``truncate``, ``dd of=``, ``install``, ``chmod``/``chown``/``chgrp``,
   ``patch`` and ``git apply``/``git am`` (the paths in the patch's headers),
-  ``find -delete``/``-fprint``, ``curl -o``, ``wget -O``, and the git commands
+  ``find -delete``/``-fprint``, ``curl -o``, ``wget -O``, ``sort -o``,
+  ``shred``, ``rsync``, editors' file operands, ``tar``/``unzip``/``cpio``
+  (extracting: the directory as a tree), PowerShell's write cmdlets, and
+  the git commands
   that change the work tree, judged by what git would change (see
   :func:`_git`);
 - interpreters (``python -c``, ``node -e``, ``ruby -e``, ``perl -e``, or their
-  code in a here-document): every string literal naming an existing path.
+  code in a here-document): every string literal naming an existing path,
+  or naming one after an open mode (``'>f'``).
 
 It misses what only running could tell: variables and ``$(…)`` used as
 words, scripts and programs (``python x.py``, ``make``, ``npm``), ``eval``,
 aliases and shell functions, paths an interpreter builds, what ``xargs`` or
-a pipe feeds in, archives (``tar``, ``unzip``). A word it cannot know is left
+a pipe feeds in, the names inside an archive. A word it cannot know is left
 out; a git command it cannot judge, and input too deep or too large to read,
 give the top of the work tree as a tree (refusing broadly rather than
 missing).

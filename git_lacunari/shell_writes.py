@@ -13,24 +13,29 @@ guards stay the backstop. It reads:
   ``pushd``; a ``cd`` in a subshell, a pipe element or a background job does
   not leak), prefixes (``VAR=1``, ``env``, ``sudo``, ``doas``, ``command``,
   ``builtin``, ``nohup``, ``time``, ``exec``, ``nice``, ``timeout``,
-  ``stdbuf``, ``xargs`` with its fixed arguments, ``find -exec/-execdir/-ok``),
-  quoting (``'…'``, ``"…"``, ``$'…'``, ``\\``), brace expansion, ``~`` and
+  ``stdbuf``, ``xargs`` with its fixed arguments, ``busybox``/``toybox``,
+  ``find -exec/-execdir/-ok``), quoting (``'…'``, ``"…"``, ``$'…'`` decoded
+  as bash does, ``\\``), brace expansion, ``~`` and
   ``~/``, globs as the shell expands them (an unmatched glob stays literal);
 - targets: redirections (``>``, ``>>``, ``>|``, ``N>``, ``&>``, ``&>>``,
   ``<>``, ``>&FILE``; never ``/dev/*``), ``tee``, ``sed -i``, ``perl -i``,
   ``cp``, ``mv`` (both sides), ``ln``, ``rm``, ``rmdir``, ``touch``,
   ``truncate``, ``dd of=``, ``install``, ``chmod``/``chown``/``chgrp``,
   ``patch`` and ``git apply``/``git am`` (the paths in the patch's headers),
-  ``find -delete``/``-fprint``, ``curl -o``, ``wget -O``, and the git commands
+  ``find -delete``/``-fprint``, ``curl -o``, ``wget -O``, ``sort -o``,
+  ``shred``, ``rsync``, editors' file operands, ``tar``/``unzip``/``cpio``
+  (extracting: the directory as a tree), PowerShell's write cmdlets, and
+  the git commands
   that change the work tree, judged by what git would change (see
   :func:`_git`);
 - interpreters (``python -c``, ``node -e``, ``ruby -e``, ``perl -e``, or their
-  code in a here-document): every string literal naming an existing path.
+  code in a here-document): every string literal naming an existing path,
+  or naming one after an open mode (``'>f'``).
 
 It misses what only running could tell: variables and ``$(…)`` used as
 words, scripts and programs (``python x.py``, ``make``, ``npm``), ``eval``,
 aliases and shell functions, paths an interpreter builds, what ``xargs`` or
-a pipe feeds in, archives (``tar``, ``unzip``). A word it cannot know is left
+a pipe feeds in, the names inside an archive. A word it cannot know is left
 out; a git command it cannot judge, and input too deep or too large to read,
 give the top of the work tree as a tree (refusing broadly rather than
 missing).
@@ -71,12 +76,14 @@ MAX_LITERALS = 2000
 
 QUOTED = "\0"  # in a word's text: the next character was quoted
 UNKNOWN = "\x01"  # in a word's text: a part only running could tell
+UNDECODED = "\x03"  # in a word's text: a $'…' bash decodes to what no path holds
 SPECIAL = re.compile(r"[{}\[\]*?,~=\\]")
 PLAIN_RUN = re.compile(r"[^ \t\n'\"\\$`;&|<>()]+")
 IN_DQ = re.compile(r"[\\\"$`]")
 IN_HEREDOC = re.compile(r"[\\$`]")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+OPEN_MODE = re.compile(r"\s*(\+?>>|\+?>|\+?<)\s*([^\s|&>]\S*)?\s*$")
 MAGIC = re.compile(r"(?<!\0)[*?\[]")
 FOUND = "\x02{}"  # find's {} (never in a real argument: \x02 is dropped from the input)
 
@@ -401,23 +408,97 @@ _PREFIX_VALUED = {
 }
 _REDIR_OPS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">>", ">|", ">&", "<", ">")
 _LIST_OPS = (";;&", ";;", ";&", "&&", "||", "|&", "|", "&", ";", "(", ")")
-_ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "v": "\v"}
+_ANSI = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+_ANSI_NUMBER = {"x": (16, 2), "u": (16, 4), "U": (16, 8)}  # base, most digits
+_HEX = frozenset("0123456789abcdefABCDEF")
+_OCTAL = frozenset("01234567")
 
 
 def _ansi_c(s: str, i: int) -> tuple[str, int]:
+    """A ``$'…'`` string from after its quote, decoded as bash's ansicstr does
+    (its text, the index after the closing quote). A part that cannot be
+    decoded safely (a NUL, which ends the word in bash; bytes that are not
+    UTF-8; a code point no file name holds) makes it :data:`UNDECODED`."""
     out: list[str] = []
+    raw = bytearray()  # \xHH and \NNN give bytes: a UTF-8 sequence may span several
+    bad = False
     n = len(s)
+
+    def flush() -> None:
+        nonlocal bad
+        if raw:
+            try:
+                out.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                bad = True
+            raw.clear()
+
     while i < n:
         c = s[i]
         if c == "'":
-            return "".join(out), i + 1
-        if c == "\\" and i + 1 < n:
-            out.append(_ANSI.get(s[i + 1], s[i + 1]))
-            i += 2
+            i += 1
+            break
+        if c != "\\" or i + 1 >= n:
+            flush()
+            out.append(c)
+            i += 1
             continue
-        out.append(c)
-        i += 1
-    return "".join(out), n
+        e = s[i + 1]
+        i += 2
+        if e in _ANSI_NUMBER or e in _OCTAL:
+            base, most = _ANSI_NUMBER.get(e, (8, 3))
+            digits = _OCTAL if base == 8 else _HEX
+            j = i if base == 16 else i - 1  # an octal escape's first digit is e
+            k = j
+            while k < n and k - j < most and s[k] in digits:
+                k += 1
+            if k == j:  # `\x` with no digit: bash keeps it as written
+                flush()
+                out.append("\\" + e)
+                continue
+            value = int(s[j:k], base)
+            i = k
+            if e in "xX" or base == 8:
+                raw.append(value & 0xFF)
+                bad = bad or value & 0xFF == 0
+                continue
+            flush()
+            if value == 0 or value > 0x10FFFF or 0xD800 <= value <= 0xDFFF:
+                bad = True
+            else:
+                out.append(chr(value))
+            continue
+        flush()
+        if e == "c":
+            if i >= n:
+                out.append("\\c")
+                continue
+            x = s[i]
+            i += 1
+            value = 0x7F if x == "?" else ord(x.upper()) & 0x1F
+            bad = bad or value == 0
+            out.append(chr(value))
+        else:
+            out.append(_ANSI.get(e, "\\" + e))
+    flush()
+    text = "".join(out)
+    if bad or any(m in text for m in (QUOTED, UNKNOWN, FOUND[0], UNDECODED)):
+        return UNDECODED, i
+    return text, i
 
 
 def _skip_balanced(s: str, i: int, open_: str = "(", close: str = ")") -> int:
@@ -639,6 +720,9 @@ class _Reader:
     def add(self, here: str, path: str | None, tree: bool = False) -> None:
         if path is None or path == "" or UNKNOWN in path or len(path) > MAX_PATH:
             return
+        if UNDECODED in path:  # bash writes somewhere this cannot name: answer broadly
+            self.broad(here)
+            return
         full = os.path.normpath(os.path.join(here, path))
         if FOUND in full:  # a path find gives: its start directories stand for it
             if self.on_found is not None:
@@ -660,7 +744,7 @@ class _Reader:
     def read(self, command: str, here: str, depth: int) -> None:
         if depth > MAX_DEPTH:
             raise _TooMuch
-        command = command.replace("\0", "").replace(UNKNOWN, "")
+        command = command.replace("\0", "").replace(UNKNOWN, "").replace(UNDECODED, "")
         if depth == 0:
             command = command.replace(FOUND[0], "")
         toks, _ = self.lexer.lex(command, 0, depth, False)
@@ -846,6 +930,8 @@ class _Reader:
                 args = _tail(rest, "n", ("--adjustment",))
             elif base == "timeout":
                 args = _tail(rest, "sk", ("--signal", "--kill-after"))[1:]
+            elif base in ("busybox", "toybox"):
+                args = rest  # a multi-call binary: its first argument is the command
             elif base == "xargs":
                 self.xargs(rest, here, stdin, depth)
                 return None
@@ -855,6 +941,16 @@ class _Reader:
             return None
         name = os.path.basename(args[0].value)
         handler = _COMMANDS.get(name)
+        if name in _PS_ALIASES_POSIX and any(
+            (a.value or "").lower() in _PS_NAMED for a in args[1:]
+        ):
+            handler = None  # PowerShell's alias, by its parameters: not the POSIX tool
+        if handler is None:
+            cmdlet = name.lower()
+            cmdlet = _PS_ALIASES_POSIX.get(cmdlet, cmdlet)
+            cmdlet = _PS_ALIASES.get(cmdlet, cmdlet)
+            if cmdlet in _PS_WRITES:
+                handler = _powershell(cmdlet)
         if handler is not None:
             return handler(self, args[1:], here, stdin, depth)
         if PYTHON.match(name):
@@ -908,7 +1004,16 @@ class _Reader:
             text = text.replace("\\\\", "\\")
             full = os.path.normpath(os.path.join(here, text))
             if not _exists(full):
-                continue
+                mode = OPEN_MODE.match(text)  # perl's and ruby's `open F, '>path'`
+                if mode is None or not mode.group(2):
+                    continue
+                text = mode.group(2)
+                full = os.path.normpath(os.path.join(here, text))
+                if mode.group(1) == "<" and not _exists(full):
+                    continue  # read, and no such file: not a path of this tree
+                if not _exists(full):
+                    self.add(here, text)  # a write named plainly: a new file
+                    continue
             if _isdir(full):
                 if (
                     os.path.normpath(here).startswith(full.rstrip("/") + "/")
@@ -1445,7 +1550,10 @@ def _git(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> N
         if source is None:
             r.broad(here)
             return
-        r.pathspecs(here, _operands(rest, "s", ("--source",)), source or None)
+        specs = _operands(rest, "s", ("--source",))
+        if not specs and _flag(rest, "p", ("--patch",)):
+            specs = [Arg(".")]  # restore -p without a pathspec: every modified file
+        r.pathspecs(here, specs, source or None)
     elif sub == "reset":
         if not _flag(rest, "", ("--hard", "--keep", "--merge")):
             return  # the index and HEAD only
@@ -1563,6 +1671,18 @@ def _checkout(r: _Reader, args: list[Arg], here: str) -> None:
         return
     create = _flag(args, "bB", ("--orphan",))
     operands = _operands(args, "bB", ("--orphan", "--conflict"))
+    if not create and _flag(args, "p", ("--patch",)):
+        # -p [TREE] [PATHSPEC…]: hunks of the files under the pathspecs (all without)
+        first = operands[0].value if operands else None
+        tree = first is not None and (
+            r.git_out(
+                here, ["rev-parse", "--verify", "--quiet", "--end-of-options", first + "^{tree}"]
+            )
+            is not None
+        )
+        specs = operands[1:] if tree else operands
+        r.pathspecs(here, specs or [Arg(".")], first if tree else None)
+        return
     if not operands:
         return  # `git checkout`, `git checkout -b new`: nothing changes
     first = operands[0].value
@@ -1686,14 +1806,252 @@ def _patch(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) ->
     r.patch_text(text, here, count, base)
 
 
-def _fetch(short: str, long: str) -> Handler:
+def _values(args: list[Arg], valued: str, wanted: str, longs: Iterable[str]) -> list[str | None]:
+    """Every value given to options ``wanted`` (short letters, each also in
+    ``valued``) or ``longs``, in all their forms: ``-o F``, ``-oF``, ``-sSoF``,
+    ``--long F``, ``--long=F``."""
+    names = tuple(longs)
+    found: list[str | None] = []
+    k = 0
+    while k < len(args):
+        a = args[k].value
+        k += 1
+        if a is None or not a.startswith("-") or a == "-":
+            continue
+        if a == "--":
+            break
+        if a.startswith("--"):
+            name, eq, value = a.partition("=")
+            if name in names:
+                if eq:
+                    found.append(value)
+                else:
+                    found.append(args[k].value if k < len(args) else None)
+                    k += 1
+            continue
+        for pos, letter in enumerate(a[1:], 1):
+            if letter in valued:
+                value_: str | None = a[pos + 1 :]
+                if not value_:
+                    value_ = args[k].value if k < len(args) else None
+                    k += 1
+                if letter in wanted:
+                    found.append(value_)
+                break
+    return found
+
+
+def _fetch(valued: str, wanted: str, longs: Iterable[str]) -> Handler:
+    """curl, wget: the files their output options name (``-`` is stdout)."""
+    names = tuple(longs)
+
     def read(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
-        for k, arg in enumerate(args):
-            v = arg.value
-            if v in (short, long) and k + 1 < len(args) and args[k + 1].value != "-":
-                r.add(here, args[k + 1].value)
-            elif v is not None and v.startswith(long + "="):
-                r.add(here, v.split("=", 1)[1])
+        for value in _values(args, valued, wanted, names):
+            if value != "-":
+                r.add(here, value)
+
+    return read
+
+
+def _sort(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+    for value in _values(args, "kotST", "o", ("--output",)):
+        r.add(here, value)
+
+
+def _rsync(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+    """rsync SRC… DEST: DEST, a tree when it is (or is made) a directory or
+    --delete prunes it; a remote DEST (``host:path``) is not this tree."""
+    operands = _operands(
+        args, "eBfTM", ("--rsh", "--filter", "--exclude", "--include", "--temp-dir")
+    )
+    if len(operands) < 2:
+        return
+    *sources, last = operands
+    dest = last.value
+    if dest is None:
+        return
+    head = dest.split("/", 1)[0]
+    if ":" in head or dest.startswith("rsync://"):
+        return
+    tree = (
+        len(sources) > 1
+        or dest.endswith("/")
+        or _is_dir(here, dest)
+        or _flag(args, "ra", ("--recursive", "--archive"))
+        or any((a.value or "").startswith("--del") for a in args)
+    )
+    r.add(here, dest, tree)
+
+
+def _editor(valued: str, long_valued: Iterable[str] = ()) -> Handler:
+    """An editor may write every file it is given (``+LINE`` and ``+cmd`` are not files)."""
+    longs = tuple(long_valued)
+
+    def read(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+        for arg in _operands(args, valued, longs):
+            if arg.value is not None and not arg.value.startswith("+"):
+                r.add(here, arg.value)
+
+    return read
+
+
+def _tar(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+    """tar: extracting writes names only the archive tells, so the directory
+    (``-C DIR``) as a tree; creating or appending writes the archive (``-f``)."""
+    if args and args[0].value is not None and not args[0].value.startswith("-"):
+        args = [Arg("-" + args[0].value), *args[1:]]  # the old style: `tar xzf A`
+    directory = _option(args, "C", "--directory")
+    if _flag(args, "x", ("--extract", "--get")):
+        if directory is None:
+            r.broad(here)
+        else:
+            r.add(here, directory or ".", True)
+    elif _flag(args, "cruA", ("--create", "--append", "--update", "--catenate", "--delete")):
+        archive = _option(args, "f", "--file")
+        if archive is None:
+            r.broad(here)
+        elif archive and archive != "-":
+            r.add(here, archive)
+
+
+def _unzip(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+    if _flag(args, "lvtpzZ"):
+        return  # lists, tests or prints: nothing written
+    directory = _option(args, "d")
+    if directory is None:
+        r.broad(here)
+    else:
+        r.add(here, directory or ".", True)
+
+
+def _cpio(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+    directory = _option(args, "D", "--directory")
+    base = os.path.join(here, directory) if isinstance(directory, str) else here
+    if _flag(args, "i", ("--extract",)):
+        r.add(base, ".", True)
+    elif _flag(args, "p", ("--pass-through",)):
+        for arg in _operands(args, "DEFHIMOR", ("--directory", "--file", "--format")):
+            r.add(base, arg.value, True)
+    else:
+        archive = _option(args, "O", "")
+        if isinstance(archive, str):
+            r.add(base, archive)
+
+
+# PowerShell's parameters that take a value (the rest read as switches), and
+# each write cmdlet's positional parameters, in order (Get-Help CMDLET -Full)
+_PS_VALUED = frozenset(
+    {
+        "path", "literalpath", "filepath", "destination", "value", "encoding", "itemtype",
+        "name", "newname", "filter", "include", "exclude", "credential", "stream", "width",
+        "inputobject", "delimiter", "target", "pspath", "lp",
+    }
+)  # fmt: skip
+_PS_WRITES: dict[str, tuple[str, ...]] = {
+    "set-content": ("path", "value"),
+    "add-content": ("path", "value"),
+    "clear-content": ("path",),
+    "out-file": ("filepath", "encoding"),
+    "new-item": ("path", "value"),
+    "remove-item": ("path",),
+    "move-item": ("path", "destination"),
+    "copy-item": ("path", "destination"),
+    "rename-item": ("path", "newname"),
+}
+_PS_ALIASES = {
+    "sc": "set-content",
+    "ac": "add-content",
+    "clc": "clear-content",
+    "ni": "new-item",
+    "ri": "remove-item",
+    "del": "remove-item",
+    "erase": "remove-item",
+    "rd": "remove-item",
+    "move": "move-item",
+    "mi": "move-item",
+    "copy": "copy-item",
+    "cpi": "copy-item",
+    "rni": "rename-item",
+    "ren": "rename-item",
+}
+
+# PowerShell aliases that are POSIX tools' names too: PowerShell's when its
+# parameters are given
+_PS_ALIASES_POSIX = {
+    "rm": "remove-item",
+    "rmdir": "remove-item",
+    "mv": "move-item",
+    "cp": "copy-item",
+}
+_PS_NAMED = frozenset({"-destination", "-path", "-literalpath", "-recurse"})
+
+
+def _powershell(cmdlet: str) -> Handler:
+    """A PowerShell write cmdlet (best effort: the reader lexes as bash does):
+    its ``-Path``/``-LiteralPath``/``-FilePath`` and ``-Destination``, named
+    (``-Path X``, ``-Path:X``, a prefix of the name) or positional."""
+    positional = _PS_WRITES[cmdlet]
+
+    def read(r: _Reader, args: list[Arg], here: str, stdin: _Input, depth: int) -> None:
+        given: dict[str, list[str | None]] = {}
+        loose: list[str | None] = []
+        switches: set[str] = set()
+        k = 0
+        while k < len(args):
+            a = args[k].value
+            k += 1
+            if a is None or not a.startswith("-") or len(a) < 2:
+                loose.append(a)
+                continue
+            name, colon, value = a[1:].partition(":")
+            name = name.lower()
+            full = next((p for p in sorted(_PS_VALUED) if p.startswith(name)), None)
+            if full is None:
+                switches.add(name)
+                continue
+            if full in ("lp", "pspath"):
+                full = "literalpath"
+            if colon:
+                given.setdefault(full, []).append(value)
+            else:
+                given.setdefault(full, []).append(args[k].value if k < len(args) else None)
+                k += 1
+        named = any(p in given for p in ("path", "literalpath", "filepath"))
+        free = [
+            p for p in positional if p not in given and not (named and p in ("path", "filepath"))
+        ]
+        for p, word in zip(free, loose, strict=False):
+            given.setdefault(p, []).append(word)
+        tree = cmdlet == "remove-item" and any("recurse".startswith(s) for s in switches if s)
+        paths = [*given.get("path", []), *given.get("literalpath", []), *given.get("filepath", [])]
+        for path in paths:
+            if path is None:
+                r.broad(here)
+                continue
+            for part in path.split(","):  # an array: -Path a,b
+                if cmdlet == "copy-item":
+                    continue  # the source is read
+                if MAGIC.search(part):  # the cmdlet expands it: the directory above
+                    r.add(here, _literal_prefix(part), True)
+                    continue
+                if cmdlet == "rename-item":
+                    r.add(here, part)
+                    for new in given.get("newname", []):
+                        r.add(os.path.join(here, os.path.dirname(part)), new)
+                    continue
+                r.add(here, part, tree or (cmdlet == "move-item" and _is_dir(here, part)))
+        if cmdlet in ("copy-item", "move-item"):
+            for dest in given.get("destination", []):
+                if dest is None:
+                    r.broad(here)
+                elif _is_dir(here, dest) and paths:
+                    for path in paths:
+                        for part in (path or "").split(","):
+                            name = os.path.basename(part.rstrip("/\\"))
+                            if name:
+                                r.add(here, os.path.join(dest, name), _is_dir(here, part))
+                else:
+                    r.add(here, dest, any(_is_dir(here, p or "") for p in paths))
 
     return read
 
@@ -1710,7 +2068,7 @@ _COMMANDS: dict[str, Handler] = {
     "ln": _copy(False, "S", ("--suffix",), link=True),
     "rm": _rm,
     "unlink": _plain(),
-    "shred": _plain("nsu", ("--iterations", "--size")),
+    "shred": _plain("ns", ("--iterations", "--size")),  # -u removes: no value
     "rmdir": _rmdir,
     "touch": _touch,
     "truncate": _truncate,
@@ -1725,8 +2083,30 @@ _COMMANDS: dict[str, Handler] = {
     "node": _code("-e", "--eval"),
     "nodejs": _code("-e", "--eval"),
     "ruby": _code("-e"),
-    "curl": _fetch("-o", "--output"),
-    "wget": _fetch("-O", "--output-document"),
+    # curl's options that take a value, from `curl --help all` (8.x): a cluster
+    # like -sSo F reads F for -o; -D/--dump-header and -c/--cookie-jar write too
+    "curl": _fetch(
+        "AbcCdDeEFHKmoPQrtTuUwXxYyz",
+        "oDc",
+        ("--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr"),
+    ),
+    # wget: -O the document, -o/-a the log (wget --help, 1.21)
+    "wget": _fetch(
+        "aABDeiIlOoPQTtUwXY",
+        "Ooa",
+        ("--output-document", "--output-file", "--append-output"),
+    ),
+    "sort": _sort,
+    "rsync": _rsync,
+    **dict.fromkeys(("vim", "vi", "nvim", "view", "ex"), _editor("cSuUiTwWstqr")),
+    "nano": _editor("oYrs", ("--operatingdir", "--syntax", "--fill", "--speller")),
+    "emacs": _editor("lfLu", ("--eval", "--load", "--funcall", "--directory", "--user")),
+    "ed": _editor("p", ("--prompt",)),
+    "tar": _tar,
+    "gtar": _tar,
+    "bsdtar": _tar,
+    "unzip": _unzip,
+    "cpio": _cpio,
     **{name: _shell for name in SHELLS},
 }
 

@@ -187,6 +187,95 @@ CASES: list[tuple[str, list[tuple[str, bool]]]] = [
     ("rm x 'y", [("x", F), ("'y", F)]),
     ('echo "x > y', [("y", F)]),  # an unbalanced quote is a character: the rest is read
     ("cat a.py # > commented", []),
+    # option values attached to their options
+    ("curl -osrc/auth.py URL; curl --output=a.py u", [("src/auth.py", F), ("a.py", F)]),
+    ("curl -sSLo x u; curl -H h -D hdr -c jar -o - u", [("x", F), ("hdr", F), ("jar", F)]),
+    ("wget -Osrc/auth.py u; wget --output-document=a.py u", [("src/auth.py", F), ("a.py", F)]),
+    ("wget -qO- u; wget -o log u", [("log", F)]),
+    (
+        "sort -osrc/auth.py a.py; sort -o x; sort --output=y z",
+        [("src/auth.py", F), ("x", F), ("y", F)],
+    ),
+    (
+        "cp -tnotes a.py; mv --target-directory=notes src",
+        [("notes/a.py", F), ("notes/src", T), ("src", T)],
+    ),
+    ("ln -tnotes a.py; install -tnotes a.py", [("notes/a.py", F)]),
+    # interpreters' open modes
+    ("perl -e \"open F,'>src/auth.py'\"", [("src/auth.py", F)]),
+    ("perl -e \"open(F, '>> src/auth.py'); open G, '+<a.py'\"", [("src/auth.py", F), ("a.py", F)]),
+    (
+        "perl -e \"open F, '< src/util.py'; open G, '>new.txt'; open H, '<nope'\"",
+        [("src/util.py", F), ("new.txt", F)],
+    ),
+    ('perl -e \'print ">", "> "\'', []),
+    # more writers
+    ("rsync -a src/ notes; rsync a.py b.py; rsync a.py host:x", [("notes", T), ("b.py", F)]),
+    ("rsync --delete src/ out; rsync a.py new", [("out", T), ("new", F)]),
+    ("shred -u -n 3 a.py; shred -zu src/util.py", [("a.py", F), ("src/util.py", F)]),
+    (
+        "vim -c wq src/auth.py +3; nano +5 a.py; emacs --eval '(x)' n; ed e",
+        [("src/auth.py", F), ("a.py", F), ("n", F), ("e", F)],
+    ),
+    ("tar xzf x.tgz; tar -xf x.tar -C notes; tar tf x.tar", [(".", T), ("notes", T)]),
+    (
+        "tar czf out.tgz src; tar -cf - src; tar --create --file=o.tar src",
+        [("out.tgz", F), ("o.tar", F)],
+    ),
+    ("unzip -d notes x.zip; unzip -l x.zip; unzip x.zip", [("notes", T), (".", T)]),
+    (
+        "cpio -pd notes < l; find . | cpio -o -O a.cpio; cpio -idm < a.cpio",
+        [("notes", T), ("a.cpio", F), (".", T)],
+    ),
+    # PowerShell's write cmdlets and aliases
+    ("Set-Content -Path src/auth.py -Value x; sc a.py x", [("src/auth.py", F), ("a.py", F)]),
+    (
+        "'x' | Out-File -FilePath o.txt; echo x | Out-File o2 -Encoding utf8",
+        [("o.txt", F), ("o2", F)],
+    ),
+    (
+        "Add-Content -LiteralPath:a.py x; ac -lit b x; Clear-Content c",
+        [("a.py", F), ("b", F), ("c", F)],
+    ),
+    ("New-Item -ItemType File -Path n.txt; ni n2", [("n.txt", F), ("n2", F)]),
+    (
+        "Remove-Item -Recurse -Force src; ri a.py; del d; erase e; rd f",
+        [("src", T), ("a.py", F), ("d", F), ("e", F), ("f", F)],
+    ),
+    ("remove-item 'src/*.py'; Remove-Item -Path p,q", [("src", T), ("p", F), ("q", F)]),
+    (
+        "Move-Item a.py -Destination notes; move m n",
+        [("a.py", F), ("notes/a.py", F), ("m", F), ("n", F)],
+    ),
+    (
+        "Copy-Item -Path src -Destination out -Recurse; copy a.py notes",
+        [("out", T), ("notes/a.py", F)],
+    ),
+    ("Rename-Item src/auth.py auth2.py", [("src/auth.py", F), ("src/auth2.py", F)]),
+    (
+        "cp a.py -Destination notes; rm -Recurse src; mv -Path a.py -Destination b",
+        [("notes/a.py", F), ("src", T), ("a.py", F), ("b", F)],
+    ),
+    # multi-call binaries
+    (
+        "busybox sh -c 'rm x'; busybox rm -rf src; toybox sed -i s/a/b/ a.py",
+        [("x", F), ("src", T), ("a.py", F)],
+    ),
+    # $'…' decoded as bash does
+    (r"echo x > $'src/auth\x2epy'", [("src/auth.py", F)]),
+    (r"echo x > $'\x73rc/auth.py'", [("src/auth.py", F)]),
+    (
+        r"rm $'\163rc/auth.py' $'src/\u0061uth.py' $'\U00000073rc/x'",
+        [("src/auth.py", F), ("src/x", F)],
+    ),
+    (
+        r"rm $'a\cIb' $'\E\e\f\v\a\b' $'q\'\\\"\?'",
+        [("a\tb", F), ("\x1b\x1b\f\v\a\b", F), ("q'\\\"?", F)],
+    ),
+    (r"rm $'\xc3\xa9t\xc3\xa9' $'\x' $'\q'", [("\u00e9t\u00e9", F), ("\\x", F), ("\\q", F)]),
+    (r"echo x > $'src/auth\x00.py'", [(".", T)]),
+    (r"echo x > $'src/\xff.py'; rm $'\ud800' $'\c@'", [(".", T)]),
+    (r"echo x > $'\x01'", [(".", T)]),
 ]
 
 
@@ -273,6 +362,17 @@ GIT_CASES: list[tuple[str, str, list[tuple[str, bool]]]] = [
     ("", "git stash push -- core", [("core/util.py", F)]),
     ("", "git stash -u", [*MODIFIED, ("fix.patch", F), ("junk", F)]),
     ("", "git stash list", []),
+    # -p: the hunks of the files a plain form would change
+    ("", "git checkout -p", MODIFIED),
+    ("", "git checkout -p -- core", [("core/util.py", F)]),
+    ("", "git checkout --patch core", [("core/util.py", F)]),
+    ("", "git checkout -p other README", [("README", F)]),
+    ("", "git checkout -p other", [("README", F), *MODIFIED, ("o.txt", F)]),
+    ("", "git restore -p", MODIFIED),
+    ("", "git restore -p core", [("core/util.py", F)]),
+    ("", "git reset -p", []),
+    ("", "git stash -p", MODIFIED),
+    ("", "git stash push -p -- core", [("core/util.py", F)]),
     ("", "git clean -fd", [("fix.patch", F), ("junk", F)]),
     ("", "git clean -fdx", [("build.log", F), ("fix.patch", F), ("junk", F)]),
     ("", "git clean -n", []),

@@ -106,12 +106,14 @@ class Repo:
 
     def committed_config(self, key: str, rev: str = "HEAD", name: str = ".lacconfig") -> str | None:
         """``key`` in the file ``name`` as committed at ``rev`` (never the work
-        tree's copy, never its includes), or None: no commit, or no such file.
+        tree's copy, never its includes), or None: no commit, no such file, or
+        a file that sets nothing in ``key``'s section (it speaks of other things).
 
-        A file that is there speaks for the repository, so it fails closed:
-        one git cannot parse, one that is not a file, or one that gives ``key``
-        no value, none or several different ones raises :class:`ValueError`
-        saying which (never a silent None that lets a default answer)."""
+        A file that speaks of ``key``'s section speaks for the repository, so
+        it fails closed: one git cannot parse, one that is not a file, or one
+        that gives ``key`` no value, several different ones, or sets another
+        key of its section but not ``key`` raises :class:`ValueError` saying
+        which (never a silent None that lets a default answer)."""
         spec = f"{rev}:{name}"
         # Whether the file is there, from the tree alone: a partial clone
         # (--filter=blob:none) has every tree but may lack the blob, and a blob
@@ -147,12 +149,22 @@ class Repo:
             first = said[0].removeprefix("error: ") if said else f"exit {proc.returncode}"
             raise ValueError(f"cannot be read ({first[:120]})")
         values: list[str | None] = []
+        section = key.lower().rpartition(".")[0] + "."
+        kin: list[str] = []  # other keys of key's section: a misspelling of it, maybe
         for item in proc.stdout.split(b"\0"):
             found, newline, value = item.partition(b"\n")
-            if found.decode("utf-8", "surrogateescape").lower() == key.lower():
+            name = found.decode("utf-8", "surrogateescape")
+            if name.lower() == key.lower():
                 values.append(value.decode("utf-8", "surrogateescape") if newline else None)
+            elif name.lower().startswith(section):
+                kin.append(name)
         if not values:
-            raise ValueError(f"sets no {key}")
+            # A file that says nothing of key's section says nothing of key
+            # (None: the next source answers); one that sets another key of
+            # it (`lac.baord`) meant to say something, and fails closed.
+            if kin:
+                raise ValueError(f"sets {kin[0][:80]} but no {key}")
+            return None
         if any(not (v or "").strip() for v in values):
             raise ValueError(f"gives {key} no value")
         if len({(v or "").strip() for v in values}) > 1:

@@ -99,6 +99,56 @@ class Repo:
         roots = sorted(out.decode().split())
         return roots[0] if roots else None
 
+    def remote_root(self, rev: str = "HEAD") -> str | None:
+        """The root commit of ``rev`` as its remote knows it (for a shallow
+        clone, whose oldest commits are a boundary), or None: no remote, the
+        remote cannot be reached or does not have ``rev``.
+
+        Only the commits are fetched (``--filter=tree:0``, where the remote
+        allows filters), into a throwaway repository: the clone stays as
+        shallow as it was made. The remote is ``rev``'s branch's remote,
+        else ``origin``. Never prompts, and gives up after 120 s."""
+        import tempfile
+
+        def ask(*args: str, cwd: Path = self.toplevel) -> str | None:
+            env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+            try:
+                proc = subprocess.run(
+                    ["git", *args],
+                    cwd=cwd,
+                    capture_output=True,
+                    check=False,
+                    env=env,
+                    timeout=120,
+                )
+            except subprocess.TimeoutExpired:
+                return None
+            return proc.stdout.decode().strip() if proc.returncode == 0 else None
+
+        commit = ask("rev-parse", "--verify", "-q", "--end-of-options", f"{rev}^{{commit}}")
+        if not commit:
+            return None
+        remotes = (ask("remote") or "").split()
+        branch = ask("symbolic-ref", "-q", "--short", "HEAD") if rev == "HEAD" else None
+        if "/" in rev and rev.split("/", 1)[0] in remotes:
+            remote = rev.split("/", 1)[0]  # origin/main: origin's
+        else:
+            remote = (branch and ask("config", f"branch.{branch}.remote")) or "origin"
+        url = ask("ls-remote", "--get-url", "--", remote) if remote in remotes else None
+        if not url:
+            return None
+        with tempfile.TemporaryDirectory(prefix="lac-root-") as tmp:
+            where = Path(tmp)
+            if ask("init", "-q", "--bare", str(where)) is None:
+                return None
+            fetched = ask(
+                "fetch", "-q", "--no-tags", "--filter=tree:0", "--", url, commit, cwd=where
+            )
+            if fetched is None:
+                return None
+            roots = ask("rev-list", "--max-parents=0", commit, "--", cwd=where)
+        return sorted(roots.split())[0] if roots else None
+
     def is_shallow(self) -> bool:
         """A shallow clone (``--depth``): its oldest commits are a boundary, not roots."""
         out = git("rev-parse", "--is-shallow-repository", cwd=self.toplevel)

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from .conftest import Result, git, lac_inprocess
-from .test_doors import clone, database, root_board, schemas  # noqa: F401 - a fixture
+from .test_doors import clone, database, root_board, schemas
 from .test_server_guard import commit, write
+
+__all__ = ["database"]  # a fixture, used by name
 
 
 def one_line(result: Result, code: int) -> str:
@@ -57,7 +59,7 @@ def test_a_clone_finds_the_shared_lacconfig_of_a_root_named_board(
     repo: Path,
     tmp_path: Path,
     database: str,
-    kind: str,  # noqa: F811
+    kind: str,
 ) -> None:
     full_clone(repo, database, "--share")
     assert (repo / ".lacconfig").is_file()
@@ -65,6 +67,28 @@ def test_a_clone_finds_the_shared_lacconfig_of_a_root_named_board(
     made = lac_inprocess(where, "--json", "init", "--url", database)
     assert made.code == 0, made.err
     assert made.json["board"] == root_board(repo)
+    sees_dana(where)
+
+
+@pytest.mark.parametrize("kind", ["shallow", "partial", "worktree"])
+def test_a_clone_asks_the_remote_for_the_root_of_a_root_named_board(
+    repo: Path,
+    tmp_path: Path,
+    database: str,
+    kind: str,
+) -> None:
+    """No .lacconfig: the full clone's board is named after its root, which a
+    shallow clone lacks; init asks the remote, and the clone stays shallow."""
+    full_clone(repo, database)
+    clones = clones_of(repo, tmp_path)
+    where = clones[kind]
+    made = lac_inprocess(where, "--json", "init", "--url", database)
+    assert made.code == 0, made.err
+    assert made.json["board"] == root_board(repo)
+    assert git(where, "config", "lac.board").strip() == root_board(repo)
+    if kind != "partial":
+        assert git(where, "rev-parse", "--is-shallow-repository").strip() == "true"
+        assert len(git(where, "rev-list", "HEAD").split()) == 1  # nothing fetched into it
     sees_dana(where)
 
 
@@ -85,7 +109,7 @@ def test_a_lacconfig_that_says_nothing_of_lac_lets_the_root_answer(
     repo: Path,
     tmp_path: Path,
     database: str,
-    content: str,  # noqa: F811
+    content: str,
 ) -> None:
     commit(repo, "other config", write(".lacconfig", OTHER_THINGS[content]))
     made = lac_inprocess(repo, "--json", "init", "--url", database)
@@ -111,7 +135,7 @@ def test_a_bad_lacconfig_still_stops_in_one_line(
     repo: Path,
     tmp_path: Path,
     database: str,
-    bad: str,  # noqa: F811
+    bad: str,
 ) -> None:
     commit(repo, "bad config", write(".lacconfig", BAD[bad]))
     before = schemas(database)
@@ -124,7 +148,7 @@ def test_a_bad_lacconfig_still_stops_in_one_line(
 def test_a_shallow_clone_that_cannot_complete_the_rule_stops_in_one_line(
     repo: Path,
     tmp_path: Path,
-    database: str,  # noqa: F811
+    database: str,
 ) -> None:
     full_clone(repo, database)
     shallow = clone(repo, tmp_path / "shallow", "--depth", "1")

@@ -88,13 +88,17 @@ def board_commits(repo: Repo) -> Iterator[str]:
         yield target
 
 
-def default_board(repo: Repo, rev: str | None = None) -> tuple[str, str]:
+def default_board(
+    repo: Repo, rev: str | None = None, *, ask_remote: bool = False
+) -> tuple[str, str]:
     """A PostgreSQL board's name when nothing local names one: the
     ``lac.board`` of the ``.lacconfig`` committed at ``rev`` (default: at
     HEAD, else at the destination; :func:`board_commits` says why), else
     ``lac_<the last one's root commit>``;
-    with its source. Raises :class:`BoardUnknown` rather than guess: a
-    shallow clone's boundary is not a root, a repository with no commit has
+    with its source. ``ask_remote`` (``git lac init``): a shallow clone asks
+    its remote for the root (:meth:`~git_lacunari.repo.Repo.remote_root`).
+    Raises :class:`BoardUnknown` rather than guess: a shallow clone's
+    boundary is not a root (nor is the remote asked, but by init), a repository with no commit has
     none, and a ``.lacconfig`` that is committed but cannot say which board
     (unreadable, as in a partial clone whose remote cannot send it;
     unparsable; no, empty, several or an invalid ``lac.board``) never lets
@@ -130,11 +134,22 @@ def default_board(repo: Repo, rev: str | None = None) -> tuple[str, str]:
                 f"({shared[:80]!r}): fix it, or name the board with `git config lac.board NAME`"
             ) from None
     if repo.is_shallow():
+        # `git lac init` asks the remote for the root (its commits only, once;
+        # init records the answer in lac.board). Every other door, hooks
+        # included, never fetches: it reads what init recorded.
+        found = repo.remote_root(rev or "HEAD") if ask_remote else None
+        if found is not None:
+            return "lac_" + found[:12], f"the root commit {found[:12]}, from the remote"
         raise BoardUnknown(
             "this is a shallow clone, whose oldest commit is not the root the board is "
-            f"named after: name the board with `git config lac.board NAME` (`git lac boards` "
-            f"lists them), commit a {SHARED_FILE} (`git lac init --share`), or "
-            "`git fetch --unshallow`"
+            + ("named after, and its remote could not tell it" if ask_remote else "named after")
+            + ": name the board with `git config lac.board NAME` (`git lac boards` lists "
+            + (
+                "them), "
+                if ask_remote
+                else "them), run `git lac init --url URL` (it asks the remote), "
+            )
+            + f"commit a {SHARED_FILE} (`git lac init --share`), or `git fetch --unshallow`"
         )
     root = repo.root_commit(rev or "HEAD")
     if root is None:

@@ -99,6 +99,56 @@ class Repo:
         roots = sorted(out.decode().split())
         return roots[0] if roots else None
 
+    def remote_root(self, rev: str = "HEAD") -> str | None:
+        """The root commit of ``rev`` as its remote knows it (for a shallow
+        clone, whose oldest commits are a boundary), or None: no remote, the
+        remote cannot be reached or does not have ``rev``.
+
+        Only the commits are fetched (``--filter=tree:0``, where the remote
+        allows filters), into a throwaway repository: the clone stays as
+        shallow as it was made. The remote is ``rev``'s branch's remote,
+        else ``origin``. Never prompts, and gives up after 120 s."""
+        import tempfile
+
+        def ask(*args: str, cwd: Path = self.toplevel) -> str | None:
+            env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+            try:
+                proc = subprocess.run(
+                    ["git", *args],
+                    cwd=cwd,
+                    capture_output=True,
+                    check=False,
+                    env=env,
+                    timeout=120,
+                )
+            except subprocess.TimeoutExpired:
+                return None
+            return proc.stdout.decode().strip() if proc.returncode == 0 else None
+
+        commit = ask("rev-parse", "--verify", "-q", "--end-of-options", f"{rev}^{{commit}}")
+        if not commit:
+            return None
+        remotes = (ask("remote") or "").split()
+        branch = ask("symbolic-ref", "-q", "--short", "HEAD") if rev == "HEAD" else None
+        if "/" in rev and rev.split("/", 1)[0] in remotes:
+            remote = rev.split("/", 1)[0]  # origin/main: origin's
+        else:
+            remote = (branch and ask("config", f"branch.{branch}.remote")) or "origin"
+        url = ask("ls-remote", "--get-url", "--", remote) if remote in remotes else None
+        if not url:
+            return None
+        with tempfile.TemporaryDirectory(prefix="lac-root-") as tmp:
+            where = Path(tmp)
+            if ask("init", "-q", "--bare", str(where)) is None:
+                return None
+            fetched = ask(
+                "fetch", "-q", "--no-tags", "--filter=tree:0", "--", url, commit, cwd=where
+            )
+            if fetched is None:
+                return None
+            roots = ask("rev-list", "--max-parents=0", commit, "--", cwd=where)
+        return sorted(roots.split())[0] if roots else None
+
     def is_shallow(self) -> bool:
         """A shallow clone (``--depth``): its oldest commits are a boundary, not roots."""
         out = git("rev-parse", "--is-shallow-repository", cwd=self.toplevel)
@@ -106,12 +156,14 @@ class Repo:
 
     def committed_config(self, key: str, rev: str = "HEAD", name: str = ".lacconfig") -> str | None:
         """``key`` in the file ``name`` as committed at ``rev`` (never the work
-        tree's copy, never its includes), or None: no commit, or no such file.
+        tree's copy, never its includes), or None: no commit, no such file, or
+        a file that sets nothing in ``key``'s section (it speaks of other things).
 
-        A file that is there speaks for the repository, so it fails closed:
-        one git cannot parse, one that is not a file, or one that gives ``key``
-        no value, none or several different ones raises :class:`ValueError`
-        saying which (never a silent None that lets a default answer)."""
+        A file that speaks of ``key``'s section speaks for the repository, so
+        it fails closed: one git cannot parse, one that is not a file, or one
+        that gives ``key`` no value, several different ones, or sets another
+        key of its section but not ``key`` raises :class:`ValueError` saying
+        which (never a silent None that lets a default answer)."""
         spec = f"{rev}:{name}"
         # Whether the file is there, from the tree alone: a partial clone
         # (--filter=blob:none) has every tree but may lack the blob, and a blob
@@ -147,12 +199,22 @@ class Repo:
             first = said[0].removeprefix("error: ") if said else f"exit {proc.returncode}"
             raise ValueError(f"cannot be read ({first[:120]})")
         values: list[str | None] = []
+        section = key.lower().rpartition(".")[0] + "."
+        kin: list[str] = []  # other keys of key's section: a misspelling of it, maybe
         for item in proc.stdout.split(b"\0"):
             found, newline, value = item.partition(b"\n")
-            if found.decode("utf-8", "surrogateescape").lower() == key.lower():
+            name = found.decode("utf-8", "surrogateescape")
+            if name.lower() == key.lower():
                 values.append(value.decode("utf-8", "surrogateescape") if newline else None)
+            elif name.lower().startswith(section):
+                kin.append(name)
         if not values:
-            raise ValueError(f"sets no {key}")
+            # A file that says nothing of key's section says nothing of key
+            # (None: the next source answers); one that sets another key of
+            # it (`lac.baord`) meant to say something, and fails closed.
+            if kin:
+                raise ValueError(f"sets {kin[0][:80]} but no {key}")
+            return None
         if any(not (v or "").strip() for v in values):
             raise ValueError(f"gives {key} no value")
         if len({(v or "").strip() for v in values}) > 1:

@@ -65,7 +65,7 @@ class Session:
             raise InvalidInput(
                 "this repository has no commit yet: name its board with --board NAME"
             )
-        return default_board(repo)[0]
+        return default_board(repo, ask_remote=True)[0]  # a shallow clone asks its remote
 
     @property
     def identity(self) -> Identity:

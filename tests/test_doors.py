@@ -435,14 +435,8 @@ def test_a_shallow_clone_never_takes_its_boundary_for_the_root(
     assert git(shallow, "rev-parse", "--is-shallow-repository").strip() == "true"
     boundary = "lac_" + git(shallow, "rev-list", "--max-parents=0", "HEAD").strip()[:12]
     assert boundary != root_board(project)
-    before = schemas(database)
-    # init: one line, exit 3, nothing written, no board made.
-    refused = lac(shallow, "init", "--url", database)
-    assert refused.code == 3, refused
-    assert refused.err.count("\n") == 1 and "shallow clone" in refused.err, refused.err
-    assert "lac.url" not in git(shallow, "config", "--list")
-    assert schemas(database) == before
-    # Set up by hand: the hook refuses in one line rather than ask an empty board.
+    # Set up by hand (lac.url only): the hook never asks the remote, and
+    # refuses in one line rather than ask an empty board.
     setup_clone(shallow, database)
     before_head = head(shallow)
     blocked = erin_commits_the_held_path(shallow)
@@ -450,8 +444,11 @@ def test_a_shallow_clone_never_takes_its_boundary_for_the_root(
     assert "shallow clone" in blocked.err and "git config lac.board" in blocked.err
     assert head(shallow) == before_head
     assert boundary not in schemas(database)
-    # Named (lac.board), it asks the project's board: refused for what dana holds.
-    git(shallow, "config", "lac.board", root_board(project))
+    # init asks the remote for the root, and records the project's board
+    # (lac.board): refused for what dana holds.
+    made = lac(shallow, "--json", "init", "--url", database)
+    assert made.code == 0 and made.json["board"] == root_board(project), made
+    assert boundary not in schemas(database)
     refused_commit = erin_commits_the_held_path(shallow)
     assert refused_commit.code != 0 and "held by dana" in refused_commit.err, refused_commit.err
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 from ..durations import format_duration
 from ..edge import Result
@@ -16,6 +17,10 @@ from . import parse_stale
 # files a claim changes undeclared; and a keeper is run (it cannot be set
 # from here: it is a process).
 FLEET = {"stale_after": "10m", "landing_period": "2h", "edit_undeclared": "lock"}
+
+if TYPE_CHECKING:
+    from ..board import Board
+    from ..repo import Repo
 
 
 def check_url(url: str) -> None:
@@ -86,6 +91,7 @@ def init(
             board.set_case_rule("fold")
     if landing is not None:
         board.set_landing_period(landing)
+    _record_repository(board, session.repo)
     version = board.store.schema_version()
     if url is not None:
         session.repo.set_config("lac.url", url)
@@ -129,6 +135,27 @@ def init(
         },
         human,
     )
+
+
+REPOSITORY_SETTING = "repository_root"
+
+
+def _record_repository(board: Board, repo: Repo) -> None:
+    """Record, once, the root commit of the repository a board is made for
+    (the lowest id, as every clone picks it), so that `git lac doctor` can
+    tell a server whose lac.url names another project's board. Not from a
+    shallow clone (its boundary is not a root) nor before the first commit;
+    on a team board only an admin records it."""
+    from ..errors import NotPermitted
+
+    row = board.store.one("get_setting", name=REPOSITORY_SETTING)
+    if row is not None or repo.is_shallow():
+        return
+    root = repo.root_commit()
+    if root is None:
+        return
+    with contextlib.suppress(NotPermitted), board.store.write():
+        board.store.run("set_setting", name=REPOSITORY_SETTING, value=root)
 
 
 def _share(session: Session, board: str) -> str:

@@ -71,6 +71,7 @@ def init(
         )
     landing = parse_stale(landing_period)
     board = session.board(create=True, url=url, touch=False, name=chosen, act=False)
+    _refuse_damaged(board)
     refresh(board.store)  # a team board: what a migration added gets the team's rules
     if stale is not None:
         board.set_default_stale_after(stale)
@@ -138,6 +139,23 @@ def init(
 
 
 REPOSITORY_SETTING = "repository_root"
+
+
+def _refuse_damaged(board: Board) -> None:
+    """A board whose schema version says its migrations ran but that lacks a
+    table one made (dropped by hand, a half-restored backup): refused before
+    anything is written, never repaired over the user's data, never "ready"."""
+    from ..errors import BoardCorrupt
+
+    missing = board.store.missing_tables()
+    if missing:
+        what = f"table {missing[0]} is" if len(missing) == 1 else f"tables {', '.join(missing)} are"
+        raise BoardCorrupt(
+            f"the board at {board.store.where} is damaged (schema version "
+            f"{board.store.schema_version()}, but {what} missing): restore it from a "
+            "copy, or move it aside (the SQLite file, or rename the PostgreSQL schema) "
+            "and run `git lac init` for a new one"
+        )
 
 
 def _record_repository(board: Board, repo: Repo) -> None:

@@ -14,6 +14,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -615,3 +616,64 @@ def test_a_server_whose_head_is_unborn_still_guards_its_main(
     assert again.code != 0 and "core/auth.py  held by dana" in again.err, again
     own = server.push(":refs/heads/main", "-o", "lac.agent=dana")
     assert own.code == 0, own.err
+
+
+def test_doctor_fails_when_the_servers_board_was_made_for_another_repository(
+    lac: Callable[..., Result], repo: Path, tmp_path: Path, board_url: str | None
+) -> None:
+    """The server of another project whose lac.url names this project's board:
+    its pushes would be judged by this project's claims. Its own server is fine."""
+    url = board_url or f"sqlite://{repo / '.git' / 'lacunari' / 'board.db'}"
+    own = tmp_path / "own.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(own))
+    git(own, "config", "lac.url", url)
+    code, body = doctor(own)
+    made_for = body["project"]
+    assert made_for["verdict"] == "ok", made_for
+    root = git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
+    assert made_for["facts"] == {"board_root": root, "repository_root": root}
+
+    other = tmp_path / "other project"
+    other.mkdir()
+    git(other, "init", "-q")
+    commit(other, "another project's root", write("README", "another project\n"))
+    theirs = tmp_path / "other.git"
+    git(tmp_path, "clone", "-q", "--bare", str(other), str(theirs))
+    git(theirs, "config", "lac.url", url)
+    code, body = doctor(theirs)
+    assert code == 1, body
+    made_for = body["project"]
+    assert made_for["verdict"] == "fail", made_for
+    assert "made for another repository" in made_for["says"], made_for
+    other_root = git(other, "rev-list", "--max-parents=0", "HEAD").strip()
+    assert made_for["facts"] == {"board_root": root, "repository_root": other_root}
+    # A clone of that project pointed at the board is told the same.
+    git(other, "config", "lac.url", url)
+    code, body = doctor(other)
+    assert code == 1 and body["project"]["verdict"] == "fail", body["project"]
+
+
+def test_doctor_passes_a_board_made_before_it_recorded_its_repository(
+    lac: Callable[..., Result], repo: Path, board_url: str | None
+) -> None:
+    """A board made by an older `git lac init` records no repository: doctor
+    cannot compare, says so, and does not fail; `git lac init` records it."""
+    from git_lacunari.store import open_store
+
+    from .conftest import board_sql
+
+    assert lac_process(repo, "hooks", "install").code == 0
+    url = board_url or f"sqlite://{repo / '.git' / 'lacunari' / 'board.db'}"
+    store = open_store(url, repo)
+    try:
+        board_sql(store, "DELETE FROM lac_settings WHERE name = 'repository_root'")
+    finally:
+        store.close()
+    code, body = doctor(repo)
+    assert code == 0 and body["project"]["verdict"] == "ok", body["project"]
+    assert "records no repository" in body["project"]["says"], body["project"]
+    assert body["project"]["facts"]["board_root"] is None
+    assert lac("init").code == 0
+    code, body = doctor(repo)
+    root = git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
+    assert code == 0 and body["project"]["facts"]["board_root"] == root, body["project"]

@@ -627,11 +627,13 @@ def test_doctor_on_the_readme_setup(repo: Path, tmp_path: Path, database: str) -
     assert verdicts(checks) == {
         "repository": "ok",
         "hooks": "ok",
+        "probe pre-commit": "ok",
         "board": "ok",
         "shared": "ok",
         "reachable": "ok",
         "isolation": "ok",
         "case": "ok",
+        "project": "ok",
         "identity": "ok",
     }
     assert checks["board"]["facts"]["board"] == root_board(repo)

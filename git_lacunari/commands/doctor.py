@@ -258,6 +258,7 @@ def _live(repo: Repo, chosen: Any) -> list[Check]:
         ident = Identity("doctor", "doctor", (), "none")
         board = Board(store, ident, ignorecase=repo.ignorecase)
         checks.append(_case(board, repo.ignorecase))
+        checks.append(_made_for(repo, store))
         return checks
     except LacError as exc:
         return [Check("reachable", FAIL, exc.message)]
@@ -365,6 +366,49 @@ def _case(board: Any, clone: bool) -> Check:
         )
         return Check("case", WARN, says, facts)
     return Check("case", OK, f"one clone's board: core.ignorecase={mine}", facts)
+
+
+def _made_for(repo: Repo, store: Any) -> Check:
+    """The repository the board was made for (the root commit `git lac init`
+    recorded on it) against this one's: a server whose lac.url (or lac.board)
+    names another project's board would judge its pushes by that project's
+    claims. In a bare repository the destination's root is compared."""
+    from .setup import REPOSITORY_SETTING
+
+    row = store.one("get_setting", name=REPOSITORY_SETTING)
+    recorded = str(row["value"]) if row is not None else None
+    from ..repo import is_bare, server_root
+
+    rev = "HEAD"
+    if is_bare(repo.toplevel):
+        dest = server_root(repo)
+        rev = dest.commit if dest is not None and dest.commit else ""
+    ours = None if not rev or repo.is_shallow() else repo.root_commit(rev)
+    facts = {"board_root": recorded, "repository_root": ours}
+    if recorded is None:
+        says = "the board records no repository (`git lac init` in a clone records it)"
+        return Check("project", OK, says, facts)
+    if ours is None:
+        says = f"the board was made for root commit {recorded[:12]}; this repository's is unknown"
+        return Check("project", OK, says + " (no commit yet, or a shallow clone)", facts)
+    if ours == recorded or _has_commit(repo, recorded, rev):
+        says = f"the board was made for this repository (root commit {recorded[:12]})"
+        return Check("project", OK, says, facts)
+    says = (
+        f"the board was made for another repository (root commit {recorded[:12]}, this one's "
+        f"is {ours[:12]}): lac.url{' and lac.board' if repo.get('lac.board') else ''} name "
+        "another project's board"
+    )
+    return Check("project", FAIL, says, facts)
+
+
+def _has_commit(repo: Repo, commit: str, rev: str) -> bool:
+    """``commit`` is in ``rev``'s history (a repository with several roots)."""
+    try:
+        git("merge-base", "--is-ancestor", commit, rev, cwd=repo.toplevel)
+        return True
+    except CannotWorkHere:
+        return False
 
 
 def _identity(repo: Repo, as_name: str | None) -> Check:

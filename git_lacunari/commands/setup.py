@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 from ..durations import format_duration
 from ..edge import Result
@@ -16,6 +17,10 @@ from . import parse_stale
 # files a claim changes undeclared; and a keeper is run (it cannot be set
 # from here: it is a process).
 FLEET = {"stale_after": "10m", "landing_period": "2h", "edit_undeclared": "lock"}
+
+if TYPE_CHECKING:
+    from ..board import Board
+    from ..repo import Repo
 
 
 def check_url(url: str) -> None:
@@ -66,6 +71,7 @@ def init(
         )
     landing = parse_stale(landing_period)
     board = session.board(create=True, url=url, touch=False, name=chosen, act=False)
+    _refuse_damaged(board)
     refresh(board.store)  # a team board: what a migration added gets the team's rules
     if stale is not None:
         board.set_default_stale_after(stale)
@@ -86,6 +92,7 @@ def init(
             board.set_case_rule("fold")
     if landing is not None:
         board.set_landing_period(landing)
+    _record_repository(board, session.repo)
     version = board.store.schema_version()
     if url is not None:
         session.repo.set_config("lac.url", url)
@@ -129,6 +136,44 @@ def init(
         },
         human,
     )
+
+
+REPOSITORY_SETTING = "repository_root"
+
+
+def _refuse_damaged(board: Board) -> None:
+    """A board whose schema version says its migrations ran but that lacks a
+    table one made (dropped by hand, a half-restored backup): refused before
+    anything is written, never repaired over the user's data, never "ready"."""
+    from ..errors import BoardCorrupt
+
+    missing = board.store.missing_tables()
+    if missing:
+        what = f"table {missing[0]} is" if len(missing) == 1 else f"tables {', '.join(missing)} are"
+        raise BoardCorrupt(
+            f"the board at {board.store.where} is damaged (schema version "
+            f"{board.store.schema_version()}, but {what} missing): restore it from a "
+            "copy, or move it aside (the SQLite file, or rename the PostgreSQL schema) "
+            "and run `git lac init` for a new one"
+        )
+
+
+def _record_repository(board: Board, repo: Repo) -> None:
+    """Record, once, the root commit of the repository a board is made for
+    (the lowest id, as every clone picks it), so that `git lac doctor` can
+    tell a server whose lac.url names another project's board. Not from a
+    shallow clone (its boundary is not a root) nor before the first commit;
+    on a team board only an admin records it."""
+    from ..errors import NotPermitted
+
+    row = board.store.one("get_setting", name=REPOSITORY_SETTING)
+    if row is not None or repo.is_shallow():
+        return
+    root = repo.root_commit()
+    if root is None:
+        return
+    with contextlib.suppress(NotPermitted), board.store.write():
+        board.store.run("set_setting", name=REPOSITORY_SETTING, value=root)
 
 
 def _share(session: Session, board: str) -> str:

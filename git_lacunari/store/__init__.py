@@ -76,6 +76,8 @@ class Store(Protocol):
 
     def schema_version(self) -> int | None: ...
 
+    def missing_tables(self) -> list[str]: ...
+
     def default_isolation(self) -> dict[str, Any] | None:
         """The isolation level a caller that sets none gets on this board's
         database, and where it comes from (PostgreSQL; None on SQLite, whose

@@ -9,12 +9,13 @@ whether a transaction is open, and how to read its driver's errors
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
-from ..errors import BadDuration, BoardBusy, BoardTooNew, CannotWorkHere, LacError
+from ..errors import BadDuration, BoardBusy, BoardCorrupt, BoardTooNew, CannotWorkHere, LacError
 from . import Row
 from .queries import functions, latest_version, migrations
 from .query_names import QueryName
@@ -211,6 +212,30 @@ class StoreBase:
         row = self.one("schema_version")
         return None if row is None or row["v"] is None else int(row["v"])
 
+    def missing_tables(self) -> list[str]:
+        """The tables the migrations up to the recorded version made that the
+        board lacks: a board damaged by hand or by a half-restored backup,
+        whose version says it is complete (``git lac init`` refuses it)."""
+        current = self.schema_version()
+        if current is None:
+            return []
+        return sorted(_made_tables(self.dialect, current) - self._tables())
+
+    def _tables(self) -> set[str]:
+        return {str(row["name"]).lower() for row in self.all("board_tables")}
+
+    def _refuse_half_made(self) -> None:
+        """A board with no schema version but tables a migration makes: a
+        half-made or damaged board. Replaying every migration over it would
+        fail halfway (or build on what is left); refused, nothing written."""
+        left = sorted(_made_tables(self.dialect, None) & self._tables())
+        if left:
+            raise BoardCorrupt(
+                f"the board at {self.where} has git-lacunari tables ({', '.join(left)}) "
+                "but no schema version: it is damaged or half-made; restore it from a "
+                "copy, or move it aside and run `git lac init` for a new one"
+            )
+
     def _refuse_too_new(self, current: int | None, latest: int) -> None:
         if current is not None and current > latest:
             raise BoardTooNew(
@@ -231,6 +256,8 @@ class StoreBase:
         if current == latest:  # the common case: no write transaction at all
             return latest
         self._refuse_too_new(current, latest)
+        if current is None:
+            self._refuse_half_made()
         if not create:
             if current is None:
                 raise CannotWorkHere(
@@ -284,6 +311,21 @@ class StoreBase:
         self._script(functions(self.dialect))
         for ddl in restore:
             self._script(str(ddl))
+
+
+# A table a migration makes (no migration drops or renames one; a check
+# that the list is non-empty is in tests/test_init_damaged.py).
+_CREATED_TABLE = re.compile(r"\bCREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.I)
+
+
+def _made_tables(dialect: str, upto: int | None) -> set[str]:
+    """The tables the migrations up to ``upto`` (None: all) make."""
+    return {
+        name.lower()
+        for version, _, sql in migrations(dialect)
+        if upto is None or version <= upto
+        for name in _CREATED_TABLE.findall(sql)
+    }
 
 
 def _next_steps(

@@ -15,6 +15,7 @@ QueryName = Literal[
     "begin_read",
     "begin_snapshot",
     "begin_write",
+    "board_tables",
     "cancel",
     "candidate_locks_batch",
     "change_counter",

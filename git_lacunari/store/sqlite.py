@@ -201,6 +201,7 @@ def open_board(path: Path, timeout: float) -> SqliteStore:
     store = SqliteStore(path, timeout)
     try:
         if store.schema_version() is None:
+            store._refuse_half_made()  # a board's tables, its version gone
             raise BoardCorrupt(
                 f"the file at {path} is an SQLite database but not a git-lacunari board: "
                 "move it aside and run `git lac init` for a new one"

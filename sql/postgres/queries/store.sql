@@ -34,6 +34,12 @@ CREATE TABLE IF NOT EXISTS lac_schema_version (
 -- name: has_version_table
 SELECT to_regclass('lac_schema_version') IS NOT NULL AS e
 
+-- name: board_tables
+-- `git lac init` checks each table the migrations made is there (store/base.py).
+SELECT c.relname AS name FROM pg_catalog.pg_class c
+WHERE c.relkind IN ('r', 'p')
+  AND c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())
+
 -- name: schema_version
 SELECT max(version) AS v FROM lac_schema_version
 

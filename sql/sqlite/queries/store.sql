@@ -32,6 +32,10 @@ CREATE TABLE IF NOT EXISTS lac_schema_version (
 -- name: has_version_table
 SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'lac_schema_version') AS e
 
+-- name: board_tables
+-- `git lac init` checks each table the migrations made is there (store/base.py).
+SELECT name FROM sqlite_master WHERE type = 'table'
+
 -- name: schema_version
 SELECT max(version) AS v FROM lac_schema_version
 

@@ -631,6 +631,18 @@ ATTEMPTS: list[tuple[str, str, str]] = [
         "42501",
     ),
     ("lac_api_landed", "SELECT * FROM lac_api_landed({held}, 'x', 'guessed', NULL)", "LAC03"),
+    # The landing queue (0016): another's landing line is not returned, as
+    # nobody or as another agent.
+    (
+        "lac_api_return_line",
+        "SELECT * FROM lac_api_return_line({held}, repeat('a', 40), '{{}}', NULL)",
+        "42501",
+    ),
+    (
+        "lac_api_return_line",
+        "SELECT * FROM lac_api_return_line({held}, repeat('a', 40), '{{}}', '{bob}')",
+        "42501",
+    ),
     (
         "lac_api_delete_task_read_locks",
         "SELECT * FROM lac_api_delete_task_read_locks({held})",

@@ -401,7 +401,9 @@ def test_doctor_passes_a_healthy_setup_and_fails_each_broken_part(lac: Lac, repo
     # A pre-commit that ends `|| true`: git lets every commit through.
     hook = repo / ".git/hooks/pre-commit"
     good = hook.read_text()
-    hook.write_text(good.replace('exec "$LAC" guard pre-commit', '"$LAC" guard pre-commit || true'))
+    broken = good.replace("lac_run guard pre-commit", "lac_run guard pre-commit || true")
+    assert broken != good  # the hook really ends `|| true` now
+    hook.write_text(broken)
     code, checks = doctor(repo, TRUSTED)
     assert code == 1 and checks["probe pre-commit"]["verdict"] == "fail"
     assert (
@@ -446,6 +448,7 @@ def test_doctor_fails_a_server_pre_receive_that_exits_early(
     assert checks["probe pre-receive"]["verdict"] == "ok", checks
     hook = server / "hooks/pre-receive"
     good = hook.read_text()
+    assert "here=$(dirname" in good  # where the early exit goes
     hook.write_text(good.replace("here=$(dirname", "exit 0\nhere=$(dirname", 1))
     code, checks = doctor(server)
     assert code == 1 and checks["probe pre-receive"]["verdict"] == "fail", checks

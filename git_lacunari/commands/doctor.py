@@ -403,12 +403,30 @@ def _made_for(repo: Repo, store: Any) -> Check:
 
 
 def _has_commit(repo: Repo, commit: str, rev: str) -> bool:
-    """``commit`` is in ``rev``'s history (a repository with several roots)."""
+    """``commit`` is in ``rev``'s history (a repository with several roots),
+    or, in a clone, in any of its refs' (a worktree on an orphan branch is
+    still the project's)."""
+    from ..repo import is_bare
+
     try:
         git("merge-base", "--is-ancestor", commit, rev, cwd=repo.toplevel)
         return True
     except CannotWorkHere:
+        pass
+    if is_bare(repo.toplevel):  # a server is judged by its destination alone
         return False
+    try:
+        found = git(
+            "for-each-ref",
+            "--count=1",
+            "--format=%(refname)",
+            "--contains",
+            commit,
+            cwd=repo.toplevel,
+        )
+    except CannotWorkHere:
+        return False
+    return bool(found.strip())
 
 
 def _identity(repo: Repo, as_name: str | None) -> Check:

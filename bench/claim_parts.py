@@ -2,7 +2,7 @@
 
     python bench/claim_parts.py [--dsn postgresql://…] [--tasks N]
 
-Issue 24 asks for claims at 0.8 of the bare ``FOR UPDATE SKIP LOCKED``
+The target was claims at 0.8 of the bare ``FOR UPDATE SKIP LOCKED``
 UPDATE (bench/claims.py). This takes the board's one-statement claim apart
 on one connection with ``synchronous_commit = off`` (the CPU a claim costs;
 the flush both pay alike): each variant below drops one more part of what

@@ -8,10 +8,10 @@ processes draining a bare table with one ``UPDATE … WHERE id = (SELECT … FOR
 UPDATE SKIP LOCKED LIMIT 1)`` per claim through psycopg on the same server
 (for SQLite: the same bare UPDATE in ``BEGIN IMMEDIATE`` on a file beside the
 board). Each pair is measured side by side, so the ratio is what to read on a
-noisy machine. Then team mode (issue 11: row-level security on, one role per
+noisy machine. Then team mode (row-level security on, one role per
 claimer) beside plain PostgreSQL through the same board API, pair by pair; then
 the median wall time of a whole ``git lac claim --next`` process beside its
-target (issue 24) and beside the interpreter's own start (with the driver, for
+target and beside the interpreter's own start (with the driver, for
 PostgreSQL), which no code of ours moves. The load average is printed first:
 on a shared machine read the ratios, not the rates.
 """
@@ -295,7 +295,7 @@ def cli_claim_ms(repo: Path, url: str | None, runs: int) -> float:
     return statistics.median(times)
 
 
-# Issue 24's targets for one whole `git lac claim --next` process.
+# The targets for one whole `git lac claim --next` process.
 CLI_TARGET_MS = {"sqlite": 100, "postgres": 200}
 # And for the board beside its ceiling.
 RATIO_TARGET = {"sqlite": 0.5, "postgres": 0.8}

@@ -14,7 +14,7 @@ resident helper (the default: the first hook starts it) and without it
 median wall time of the real `git-lac` process fed the payload on stdin,
 measured in the same loop as `python -c pass` of the same interpreter.
 
-Targets (issue 23): SQLite, 1 path, at most 2.5x `python -c pass`;
+Targets: SQLite, 1 path, at most 2.5x `python -c pass`;
 PostgreSQL under 150 ms.
 """
 

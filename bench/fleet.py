@@ -4,7 +4,7 @@
                           [--backends sqlite,postgres]
     python bench/fleet.py --pgbouncer [--claimers 200] [--direct 20] [--tasks 2000]
 
---pgbouncer (issue 24): a private throwaway PostgreSQL cluster with
+--pgbouncer: a private throwaway PostgreSQL cluster with
 max_connections 50 (the shared server is never touched), a real PgBouncer in
 transaction pooling mode in front of it (tests/pgbouncer.py), and --claimers
 claimer processes through it with lac.pooler = transaction: each claims the

@@ -403,7 +403,7 @@ def refusal_board(
 
 
 def refusal_side(args: argparse.Namespace) -> None:
-    """Issue 24's "refusals as cheap as acceptance": the pre-receive hook on a
+    """Refusals as cheap as acceptance: the pre-receive hook on a
     push of --refusal-commits commits (one path each) while --refusal-locks of
     those paths are write-locked by agent "holder" (and one glob per hundred
     beside them), refused (the pusher is someone else) against accepted (the

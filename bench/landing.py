@@ -68,7 +68,7 @@ same durations. Its assumptions, all of them:
    File level, not hunk level: it overcounts git's conflicts, equally in every
    arm. Nobody rebases to dodge it.
 
-Arms: **before** (issue 25's "released too early": the write lock is freed at
+Arms: **before** ("released too early": the write lock is freed at
 `done`, next takes the first claimable task); **kept** (locks kept until the
 work lands); **avoid** (released at done, conflict-aware next, prefer);
 **after-free** (kept + avoid, but an agent's own landing lines neither steer
@@ -233,7 +233,7 @@ class Arm:
     # branch's base is rebased onto before it is changed); stack (fresh, and
     # a file held only by landing claims is built on their lines at once).
     edit: str = "off"
-    # The board's stacking rule (issue 25): a landing claim's write locks do
+    # The board's stacking rule: a landing claim's write locks do
     # not refuse a line built on its tip. claim --next is given every landing
     # line (others' too: their tips fetched) and starts a task meeting only
     # landing lines from them; the edit hook, refused only by landing claims,

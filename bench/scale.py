@@ -1,4 +1,4 @@
-"""Issue 12's scale figures, on both backends, in one run.
+"""The scale figures, on both backends, in one run.
 
     python bench/scale.py [--paths N] [--tasks N] [--locks N] [--runs N]
                           [--dsn postgresql://…] [--backends sqlite,postgres]
@@ -9,7 +9,7 @@
    1 s), and a small claim made from another process meanwhile (under 0.5 s).
    Then the same with --globs glob patterns (default 1,000: ``dir/held-I-*.py``
    and ``dir/held-I/**`` held, ``dir/wanted-I-*.py`` and ``dir/wanted-I/**/*.c``
-   wanted, all of one index key): issue 24's "globs that scale", same targets.
+   wanted, all of one index key): "globs that scale", same targets.
 2. **The listings**: `git lac tasks` and `git lac log` (default pages) on a
    board of 100,000 tasks against the same on a board of 1,000 (target: at
    most 2x, and under 300 ms on SQLite). Both boards have the same mix: 90%

@@ -9,7 +9,7 @@ wall to wall, alternately with no server at all and with `git lac serve`
 running and --pages streaming clients reading its server-sent events (plain
 HTTP clients in another process: what a browser does with the stream, without
 a browser). Each configuration runs --rounds times, interleaved, and the
-median is compared (issue 15's target: the pages add at most 10 %). The
+median is compared (target: the pages add at most 10 %). The
 snapshots each page received are counted, to show the pages were live.
 """
 
@@ -171,7 +171,7 @@ def stalled_page(host: str, port: int) -> socket.socket:
 def memory(name: str, url: str | None, args: argparse.Namespace) -> None:
     """Resident memory of one server at --tasks tasks: with no page, with
     --stalled pages that stopped reading (while the board changes, so newer
-    snapshots are published), and after they are gone (issue 26's target:
+    snapshots are published), and after they are gone (target:
     less than 50 MB added, and given back)."""
     repo = make_repo(url)
     fill(repo, url, "m", args.tasks)

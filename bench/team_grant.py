@@ -4,11 +4,11 @@
 
 Agent a holds --paths write locks in one directory; agent b claims a task
 declaring --paths other files there. Plain PostgreSQL judges the grant in the
-board (three statements, issue 12); team mode also has the database judge every
+board (three statements); team mode also has the database judge every
 lock again (``lac_api_insert_locks`` runs ``lac_require_free`` per lock, under
 row-level security), so an agent role that skips the board's check still
 cannot take a conflicting lock. Then the same with --globs glob patterns
-beside as many held globs, all of one index key (issue 24: the database's
+beside as many held globs, all of one index key (the database's
 check finds candidates through the head index lac_locks_head, as the board's
 does through paths.PrefixIndex). Medians of --repeat pairs, measured
 alternately.

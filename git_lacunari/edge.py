@@ -69,7 +69,7 @@ Outcome = Result | LacError | KeyboardInterrupt
 
 
 def exit_code_of(outcome: Outcome) -> int:
-    """DESIGN.md's table of exit codes, in one place."""
+    """The exit codes (README, "Exit codes"), in one place."""
     if isinstance(outcome, KeyboardInterrupt):
         return 128 + signal.SIGINT
     if isinstance(outcome, Refused):

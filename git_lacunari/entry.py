@@ -120,7 +120,7 @@ def _claim_next(call: ClaimNext) -> int:
 
 
 def _after(hook: str, message: str = "") -> int:
-    """The hooks that run after the fact (landing, issue 25): never refuse."""
+    """The hooks that run after the fact (landing): never refuse."""
     from .edge import run
     from .guard import after
 

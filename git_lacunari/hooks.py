@@ -61,7 +61,7 @@ TRAITS = {
     "pre-merge-commit": ("client", "args"),
     "pre-push": ("client", "stdin"),  # reads the refs being pushed on stdin
     "pre-receive": ("server", "stdin"),  # runs on the server; fails closed
-    # After the fact (issue 25, landing): they never refuse.
+    # After the fact (landing): they never refuse.
     "post-commit": ("after", "args"),  # tells the board where the claims' branches stand
     "commit-msg": ("after", "message"),  # names the claims' tasks in Lac-Task trailers
     "post-receive": ("after", "stdin"),  # the server settles what a push landed

@@ -819,7 +819,7 @@ def fetch_destination(repo: Repo, dest: str) -> None:
 def landing_lines(
     repo: Repo, holdings: Sequence[Conflict]
 ) -> tuple[dict[str, list[LandingLine]], dict[str, list[LandingLine]]]:
-    """Of the landing claims' locks among ``holdings`` (issue 25, stacking),
+    """Of the landing claims' locks among ``holdings`` (stacking),
     by tip: the lines HEAD is built on (their locks do not refuse it, and the
     board grants beside them), and those it could build on (the tip is in
     this clone, not in HEAD). Several landing claims may share one tip (two

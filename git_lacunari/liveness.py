@@ -117,7 +117,7 @@ def run_keeper(
     expired_locks: list[dict[str, object]] | None = None,
     land: Callable[[], list[str]] | None = None,
 ) -> list[dict[str, object]]:
-    """``land``: settles the landing claims whose work has landed (issue 25)
+    """``land``: settles the landing claims whose work has landed
     and says which, once per sweep (None: no destination here to look at)."""
     board_stale = board.default_stale_after()
     if stale_after is not None and stale_after < board_stale:
@@ -491,7 +491,7 @@ def max_attempts_of(repo: Repo) -> int:
     return value
 
 
-# --- take-over notices: told once per working tree (issue 22) ---------------------
+# --- take-over notices: told once per working tree ---------------------
 
 TOLD_DIR = Path("lacunari") / "told"
 

@@ -172,7 +172,7 @@ class Task:
     locks: list[Lock] = field(default_factory=list)
     stale: bool = False  # silent longer than its stale-after (Board.mark_stale)
     instance: str | None = None  # where the owner runs, while claimed
-    branch: str | None = None  # the branch the claim works on (issue 25)
+    branch: str | None = None  # the branch the claim works on
     tip: str | None = None  # that branch's last commit the board was told of
     landing_since: float | None = None  # done, waiting for its work to land
     # The lander gave its landing line back (0016): since when, and why (the

@@ -206,7 +206,7 @@ def conflict(wanted: str, wanted_mode: str, held: str, held_mode: str, ignorecas
     return modes_conflict(wanted_mode, held_mode) and paths.overlap(held, wanted, ignorecase)
 
 
-# --- claim --next's steering (issue 25) -----------------------------------------
+# --- claim --next's steering -----------------------------------------
 #
 # One rule, used by the board's claim --next (board/claims.py) and by
 # bench/landing.py, which drives this very code: no copy to tune.
@@ -217,7 +217,7 @@ class LandingLine:
     """A landing claim (done, its work not yet in the destination) a claim
     may start from: its task, holder, branch, tip, and the paths it changed
     (declared write paths, and the files its commits not in the destination
-    change). The claimer's own, and (issue 25, stacking) another agent's
+    change). The claimer's own, and (stacking) another agent's
     whose tip the claimer's clone has: a write lock of a landing claim does
     not refuse a claim built on its tip (:meth:`Grants._conflicts`)."""
 
@@ -237,7 +237,7 @@ def built_on_detail(lines: Sequence[LandingLine]) -> dict[str, Any]:
     granted beside: their tasks, and each line's tip then (``built_on_tips``,
     ``[task, tip]``). The guards read the tips back: the commits under one
     are the finished work the holder's lock was granted beside, which
-    anyone may push past it (issue 25, stacking)."""
+    anyone may push past it (stacking)."""
     if not lines:
         return {}
     return {

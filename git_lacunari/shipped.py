@@ -1,7 +1,7 @@
 """Where the files that ship beside the code are: ``sql/`` and ``hooks/``.
 
 In the repository they sit at the top level, beside ``git_lacunari/`` (the
-layout DESIGN.md draws). The wheel maps them into the package
+repository's layout). The wheel maps them into the package
 (``[tool.setuptools] package-dir`` in pyproject.toml), so an installed copy
 finds them inside itself, and a source checkout or an editable install finds
 them beside it. Plain path checks, not importlib.resources: the hook path would

@@ -59,7 +59,7 @@ def finished_tasks(board: Board, task_ids: set[int]) -> list[int]:
     """Of the tasks whose write locks a wait met, those done now. Their work
     is in the destination, or on its way there, and the waiter's branch lacks
     it: changing the paths before bringing it in is the conflict that
-    waiting was for (issue 25). Told after the wait, as a courtesy: a board
+    waiting was for. Told after the wait, as a courtesy: a board
     that cannot answer now gives none, rather than failing a wait that has
     ended (with --lock, one that holds its locks)."""
     from .errors import LacError

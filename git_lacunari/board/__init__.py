@@ -19,8 +19,8 @@ lock is granted. Refusals are raised as the typed reasons of
 ``claims``     claim by id or next, release, done, fail, ready; :class:`Claim`
 ``locks``      lock and unlock without a claim, list, check, the guards' asks
 ``snapshot``   the live page's read model (one transaction, plain data)
-``edit``       what the agent-harness edit hook asks (issue 23)
-``landing``    a claim's branch and tip; landing claims and their settling (issue 25)
+``edit``       what the agent-harness edit hook asks
+``landing``    a claim's branch and tip; landing claims and their settling
 ``land_queue`` a landing line the lander gave back to its holder (``returned``)
 =============  ==============================================================
 """

@@ -62,7 +62,7 @@ class Claim:
     task: Task
     locks: list[Lock]
     again: bool  # it was already ours: an idempotent retry
-    # claim --next, conflict-aware (issue 25): the better tasks passed over,
+    # claim --next, conflict-aware: the better tasks passed over,
     # each with the busy paths its declared paths meet (rules.steer); and
     # the claimer's own landing lines the task taken meets, to start from.
     passed_over: list[Meeting] = field(default_factory=list)

@@ -1,4 +1,4 @@
-"""Edit time (issue 23): what the agent-harness hook asks of the board."""
+"""Edit time: what the agent-harness hook asks of the board."""
 
 from __future__ import annotations
 

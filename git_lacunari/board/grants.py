@@ -28,7 +28,7 @@ class Grants(BoardCore):
         landing claim built on: ``lines``, the landing lines (task and tip)
         the claim starts from or its branch contains. A landing claim's work
         is finished; a line built on its tip has that work in its base, so
-        nothing of the two can conflict (issue 25, stacking). A newer tip
+        nothing of the two can conflict (stacking). A newer tip
         than the one built on refuses again.
 
         Candidates come from the key index in one query for all wanted keys

@@ -1,4 +1,4 @@
-"""Landing (issue 25): a claim's branch and tip, and claims whose locks wait
+"""Landing: a claim's branch and tip, and claims whose locks wait
 for their work to reach the destination.
 
 Whether work has landed is git's answer (:mod:`git_lacunari.landing`), asked

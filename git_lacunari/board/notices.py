@@ -1,4 +1,4 @@
-"""Take-over notices (issue 22): a claim or a lock of ours that someone else
+"""Take-over notices: a claim or a lock of ours that someone else
 removed by force (``release --force``, ``unlock --force``, the page's
 force-release), read back from the events that recorded it.
 

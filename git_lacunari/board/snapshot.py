@@ -4,7 +4,7 @@ page shows, read in one transaction through the board's named queries.
 Times are absolute, on the board's clock, with that clock's ``now`` beside
 them: the page measures every age and staleness against ``now`` plus the
 time passed since it received the snapshot, so a claim going stale shows
-without anything being pushed (issue 15: time-driven changes). When a
+without anything being pushed (time-driven changes). When a
 claim goes stale is computed here (``stale_at``, :func:`rules.stale_at`);
 the page only compares it with its clock.
 

@@ -1,4 +1,4 @@
-"""Edit time (issue 23): `guard edit`, `hooks install --agent`, `mcp`, `wait`.
+"""Edit time: `guard edit`, `hooks install --agent`, `mcp`, `wait`.
 Declarations only; the bodies are in :mod:`git_lacunari.commands.agents`."""
 
 from __future__ import annotations

@@ -118,7 +118,7 @@ def guard_post_receive_cmd(session: Session, as_json: bool) -> Result:
     return post_receive(read_stdin())
 
 
-# Edit time (issue 23): the agent harnesses' hook and its helper.
+# Edit time: the agent harnesses' hook and its helper.
 from .agents import guard_edit_cmd, guard_edit_helper_cmd, guard_probe_cmd  # noqa: E402
 
 guard.add_command(guard_edit_cmd)

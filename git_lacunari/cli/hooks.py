@@ -68,7 +68,7 @@ def hooks_uninstall(session: Session, as_json: bool, server: bool) -> Result:
     return verbs.uninstall(session, server)
 
 
-# Edit time (issue 23): `--agent NAME`, the edit hook in a harness's settings.
+# Edit time: `--agent NAME`, the edit hook in a harness's settings.
 from .agents import with_agent_options  # noqa: E402
 
 with_agent_options(hooks_install, removing=False)

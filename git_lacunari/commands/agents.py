@@ -1,4 +1,4 @@
-"""Edit time (issue 23), click-free: the edit hook, harness settings, MCP, wait."""
+"""Edit time, click-free: the edit hook, harness settings, MCP, wait."""
 
 from __future__ import annotations
 

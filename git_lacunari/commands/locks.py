@@ -71,7 +71,7 @@ def check(session: Session, paths: tuple[str, ...]) -> Result:
 
 def _built_on(session: Session, conflicts: Sequence[Conflict]) -> list[LandingLine]:
     """When every lock in the way is a landing claim's whose tip HEAD
-    contains, those lines (issue 25, stacking: their locks do not refuse a
+    contains, those lines (stacking: their locks do not refuse a
     branch built on them, as at the edit, the commit and the push); else
     none. Git is asked only then; no repository here builds on nothing."""
     if not conflicts or not all(c.landing_tip for c in conflicts):

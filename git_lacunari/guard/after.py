@@ -1,4 +1,4 @@
-"""The hooks that run after the fact and never refuse (issue 25).
+"""The hooks that run after the fact and never refuse.
 
 - ``post-commit`` (a clone): tells the board where this worker's claims
   stand, each claim's branch tip (the forecast and landing read them).

@@ -124,7 +124,7 @@ def judge_commit(repo: Repo, open_board: Callable[[], Board]) -> Verdict:
 
 def _with_notices(repo: Repo, open_board: Callable[[], Board], verdict: Verdict) -> Verdict:
     """A commit the board judged, with the take-over notices this working
-    tree was not told yet (issue 22: a holder learns on its next pre-commit
+    tree was not told yet (a holder learns on its next pre-commit
     that its lock or claim was taken by force), told once, as ``status``
     tells them. Never a refusal of its own; a board that cannot answer the
     look leaves them for the next command."""
@@ -222,7 +222,7 @@ def _with_meetings(
     """An allowed commit or push, with a warning (never a refusal) for each
     path it changes that another live claim's branch has changed too without
     declaring it (observed from the tip the board recorded): the merge of the
-    two will meet there (issue 25; `git lac forecast` shows the whole)."""
+    two will meet there (`git lac forecast` shows the whole)."""
     if verdict.decision is not Decision.ALLOWED or not verdict.checked:
         return verdict
     from ..forecast import changed_files
@@ -271,7 +271,7 @@ def _blame(
     - a landing claim's finished work on the path (``theirs``): it cannot
       collide with the work of a claim whose lock was granted beside it. So
       a landing holder's finished line passes the lock of a claim built on
-      it (issue 25, stacking).
+      it (stacking).
 
     Nothing a ref brings is waived either way when the ref moves to where
     its old tip (``moved_from``) is not: a rewind or a jump undoes changes
@@ -375,7 +375,7 @@ def granted_beside(board: Board, task: int, owner: str) -> list[tuple[int, str]]
 
 @dataclasses.dataclass(frozen=True)
 class Beside:
-    """Who holds the paths landing claims hold (issue 25, stacking): the
+    """Who holds the paths landing claims hold (stacking): the
     paths the acting agent (the committer, the pusher) holds a write lock on
     under a claim, and per path the landing claims' write locks, ``(task,
     tip)``, whoever's."""
@@ -429,7 +429,7 @@ def _stacked(
     content: Sequence[str] = (),
 ) -> bool:
     """Whether ``holding`` is a landing claim's lock (its work finished,
-    not in the destination yet) that this change passes (issue 25,
+    not in the destination yet) that this change passes (
     stacking; the board's grants waive it too, Grants._conflicts):
 
     - ``commit`` is part of the landing line (an ancestor of its tip): the

@@ -39,7 +39,7 @@ class Verdict:
     now: float = 0.0
     pusher: Pusher | None = None  # pre-receive: who pushes, as far as the server knows
     ask_pusher_name: bool = False  # pre-receive refused: nobody said who pushes
-    # Allowed, but said (issue 25): paths another live claim changed undeclared.
+    # Allowed, but said: paths another live claim changed undeclared.
     warnings: tuple[str, ...] = ()
     # pre-receive: lines said under a refusal (another instance of the pusher's name).
     elsewhere: tuple[str, ...] = ()

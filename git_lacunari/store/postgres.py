@@ -268,7 +268,7 @@ class PostgresStore(StoreBase):
 
     def _has_rows(self, cursor: Cursor) -> bool:
         # psycopg's description builds a Column object per column: for a
-        # claim's 19, a tenth of the client's time per claim (issue 24).
+        # claim's 19, a tenth of the client's time per claim.
         # rownumber is None exactly when there is no result set.
         return cast("psycopg.Cursor[Any]", cursor).rownumber is not None
 

@@ -52,7 +52,7 @@ def describe(holding: Conflict, now: float) -> str:
 
 
 def build_on(refused: list[Conflict]) -> list[str]:
-    """A line for the refusals by landing claims (issue 25, stacking): a
+    """A line for the refusals by landing claims (stacking): a
     change built on their tips, its paths locked beside them, passes their
     locks (a fetch first, where the tip is not in this clone)."""
     landing = {c.lock.task_id: c.landing_tip for c in refused if c.landing_tip}

@@ -1,4 +1,4 @@
-"""`git lac serve`: the live board page (issue 15).
+"""`git lac serve`: the live board page.
 
 Split so that only the ASGI layer needs the ``web`` install extra
 (``pip install 'git-lacunari[web]'``): :mod:`.overview` reads one snapshot of

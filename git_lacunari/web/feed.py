@@ -11,7 +11,7 @@ so a burst of writes is one read — encodes it once, and wakes every page's
 stream, which sends the newest snapshot it has not sent yet (a slow page
 skips the ones it missed). Pages never read the board themselves.
 
-Memory is bounded whatever the pages do (issue 26):
+Memory is bounded whatever the pages do:
 
 - one encoded snapshot per board version, shared by every stream: a stream
   sends it in slices of :data:`CHUNK` bytes, never a copy of it whole;

@@ -93,7 +93,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def reader_role(board_name: str) -> str:
-    """The board's read-only role in team mode (coord.md's names; the team
+    """The board's read-only role in team mode (the names team mode gives its roles; the team
     module derives the short form of a long board's names when it is there)."""
     try:
         from ..team import role_names  # type: ignore[import-not-found,attr-defined,unused-ignore]

@@ -1,7 +1,7 @@
 -- CREATE OR REPLACE: applied after the migrations on every board that reaches
 -- the latest schema version (sql/README.md). The one place these bodies live.
 
--- Issue 21: the database enforces what the CLI promises, for every caller and
+-- the database enforces what the CLI promises, for every caller and
 -- every isolation level. The rules of the Python validators in SQL (0007's
 -- CHECK constraints use them), the isolation guard every write function
 -- calls first, and the machinery by which the database writes the history
@@ -27,7 +27,7 @@ CREATE OR REPLACE FUNCTION lac_clock() RETURNS double precision
 -- NaN <= bound is not).
 -- Those that call another are pinned to the board's schema (SET search_path
 -- FROM CURRENT): a CHECK constraint runs them for any client, whatever its
--- search_path. Those are PL/pgSQL (since 0012, issue 24): a SQL function
+-- search_path. Those are PL/pgSQL (since 0012): a SQL function
 -- with SET is never inlined, and the executor parsed and planned its body
 -- again for every statement that checked a row (every claim, for the lane,
 -- owner, creator and needs of the task and the kind of its event: 0.15 ms

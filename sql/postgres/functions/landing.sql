@@ -1,7 +1,7 @@
 -- CREATE OR REPLACE: applied after the migrations on every board that reaches
 -- the latest schema version (sql/README.md). The one place these bodies live.
 
--- Issue 25 (first created by 0009): a claim's branch and tip, and locks that
+-- First created by 0009: a claim's branch and tip, and locks that
 -- last until the claim's work lands in the destination. Whether it has landed
 -- is git's answer (git_lacunari/landing.py), asked by whoever can see the
 -- destination (the worker's `done`, `git lac sweep`, the keeper, the server's

@@ -113,7 +113,7 @@ $$;
 -- paths or globs beside M held costs N index lookups and the pairs that may
 -- overlap, not N x M comparisons. p_except: a lock to leave out (an upgrade's
 -- own). The first conflict in p_locks' order is the one reported. A wanted
--- lock's "built_on" ([{"task", "tip"}], issue 25's stacking, as
+-- lock's "built_on" ([{"task", "tip"}], stacking, as
 -- Grants._conflicts): a lock of a landing claim at one of those tips does
 -- not refuse it. The database cannot see that the caller's branch holds
 -- that tip; the guards check it at the commit and the push.
@@ -181,7 +181,7 @@ BEGIN
 END
 $$;
 
--- --- the write API (issue 21: each refuses a snapshot transaction, validates
+-- --- the write API (each refuses a snapshot transaction, validates
 -- what it is given, records its change for the history) -------------------
 
 -- The silence after which a task-less lock is stale: the caller's period,

@@ -1,4 +1,4 @@
--- Edit time (issue 23): the agent-harness hook, MCP and `git lac wait`.
+-- Edit time: the agent-harness hook, MCP and `git lac wait`.
 
 -- name: own_claims
 -- Our claims at this instance, those in work before those landing, newest

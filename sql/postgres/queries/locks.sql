@@ -62,7 +62,7 @@ SELECT * FROM lac_api_expire_lock(:lock_id::bigint, :stale::double precision)
 -- name: take_over_locks
 SELECT lac_api_take_over_locks(:task_id::bigint, :agent, :instance)
 
--- --- lists that scale, and a grant in a few statements (issue 12) ---------
+-- --- lists that scale, and a grant in a few statements ---------
 -- Pages of `git lac tasks`: LIMIT :limit rows in id order (:limit NULL is
 -- all), and how many more match, counted only up to :cap (a count never
 -- reads more than :cap index entries). :lane and :owner are optional (NULL).
@@ -75,7 +75,7 @@ SELECT lac_api_take_over_locks(:task_id::bigint, :agent, :instance)
 -- range an index scan. A lock may come twice; the caller dedupes.
 -- Each with its claim's tip when that claim is landing (done, its work not
 -- in the destination yet): such a lock does not refuse a claim built on
--- that tip (issue 25, stacking; Grants._conflicts).
+-- that tip (stacking; Grants._conflicts).
 SELECT c.*, CASE WHEN t.state = 'claimed' AND t.landing_since IS NOT NULL
                  THEN t.tip END AS landing_tip
   FROM (SELECT * FROM lac_locks

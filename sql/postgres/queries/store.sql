@@ -151,7 +151,7 @@ SELECT n, settled FROM lac_changes_seen()
 -- on serialization.
 BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY
 
--- --- behind a transaction pooler (lac.pooler = transaction, issue 24) ---------
+-- --- behind a transaction pooler (lac.pooler = transaction) ---------
 -- PgBouncer in transaction mode hands each transaction to any server
 -- connection: nothing may outlive one. No startup options (it refuses them),
 -- no session settings, no session locks: every transaction says its own.

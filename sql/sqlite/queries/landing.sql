@@ -1,4 +1,4 @@
--- Landing (issue 25): a claim's branch and tip, and claims that wait for
+-- Landing: a claim's branch and tip, and claims that wait for
 -- their work to land in the destination (lac.target).
 --
 -- Named queries of the embedded board. `:name` is a parameter; `{{name}}`

@@ -1,4 +1,4 @@
--- Lists that scale (issue 12): `git lac tasks` and `git lac log`, paged.
+-- Lists that scale: `git lac tasks` and `git lac log`, paged.
 --
 -- Named queries of the embedded board. `:name` is a parameter; `{{name}}`
 -- inlines the fragment of that name. Lists travel as JSON text.
@@ -62,7 +62,7 @@ SELECT * FROM lac_events
 -- name: tasks_details
 -- What `tasks --json` and `ready --json` report of each task of a page:
 -- its declared paths, its locks and what it depends on, for every task of
--- the page (:ids, JSON) in one query (issue 24), as JSON arrays (text).
+-- the page (:ids, JSON) in one query, as JSON arrays (text).
 SELECT i.id,
        (SELECT json_group_array(json(x)) FROM (
             SELECT json_object('pattern', p.pattern, 'mode', p.mode) AS x

@@ -67,7 +67,7 @@ RETURNING *
 -- name: take_over_locks
 UPDATE lac_locks SET instance = :instance WHERE task_id = :task_id AND agent = :agent
 
--- --- lists that scale, and a grant in a few statements (issue 12) ---------
+-- --- lists that scale, and a grant in a few statements ---------
 -- Pages of `git lac tasks`: LIMIT :limit rows in id order (:limit NULL is all),
 -- and how many more match, counted only up to :cap (a count never reads more
 -- than :cap index entries). :lane and :owner are optional (NULL).
@@ -79,7 +79,7 @@ UPDATE lac_locks SET instance = :instance WHERE task_id = :task_id AND agent = :
 -- the wanted keys' subtrees). A lock may come twice; the caller dedupes.
 -- Each with its claim's tip when that claim is landing (done, its work not
 -- in the destination yet): such a lock does not refuse a claim built on
--- that tip (issue 25, stacking; Grants._conflicts).
+-- that tip (stacking; Grants._conflicts).
 SELECT c.*, CASE WHEN t.state = 'claimed' AND t.landing_since IS NOT NULL
                  THEN t.tip END AS landing_tip
   FROM (SELECT * FROM lac_locks WHERE key IN (SELECT value FROM json_each(:exact))

@@ -1,4 +1,4 @@
--- The live page (`git lac serve`, issue 15): one snapshot, read at once.
+-- The live page (`git lac serve`): one snapshot, read at once.
 --
 -- Named queries of the embedded board. `:name` is a parameter; `{{name}}`
 -- inlines the fragment of that name. Lists travel as JSON text.

@@ -149,21 +149,7 @@ def _lander_board(session: Session) -> tuple[Any, Any]:
     bare = git("rev-parse", "--is-bare-repository").decode().strip() == "true"
     if not bare:
         return session.repo, session.board()
-    from ..front_door import open_board
-    from ..guard.after import SERVER_AGENT
-    from ..guard.judge import server_board
-    from ..identity import Identity
+    from ..guard.after import SERVER_AGENT, server_act_board
 
     repo = discover_git_dir()
-    chosen = server_board(repo)
-    identity = Identity(SERVER_AGENT, "the server's lander", (), "none")
-    board = open_board(
-        repo,
-        identity=identity,
-        url=chosen.url,
-        board=chosen.board,
-        timeout=repo.get("lac.timeout"),
-        act=True,
-        from_config=False,
-    )
-    return repo, board
+    return repo, server_act_board(repo, SERVER_AGENT, "the server's lander")

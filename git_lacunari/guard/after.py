@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..edge import Result
 from ..errors import CannotWorkHere, LacError
@@ -31,6 +31,25 @@ if TYPE_CHECKING:
     from ..session import Session
 
 SERVER_AGENT = "lac-server"  # who records a landing settled by the server, when no pusher is known
+
+
+def server_act_board(repo: Repo, name: str, why: str) -> Any:
+    """The board a server's pre-receive judges pushes by (its lac.board, the
+    URL's search_path, its HEAD's .lacconfig), opened to act on as ``name``:
+    the post-receive that settles and the lander that lands use this one."""
+    from ..front_door import open_board
+    from .judge import server_board
+
+    chosen = server_board(repo)
+    return open_board(
+        repo,
+        identity=Identity(name, why, (), "none"),
+        url=chosen.url,
+        board=chosen.board,
+        timeout=repo.get("lac.timeout"),
+        act=True,
+        from_config=False,
+    )
 
 
 def track_here(session: Session) -> list[int]:
@@ -133,9 +152,7 @@ def _has_words(repo: Repo, message_file: Path) -> bool:
 
 def post_receive(stdin_text: str, env: dict[str, str] | None = None) -> Result:
     """Settle the landing claims a push to the destination has landed."""
-    from ..front_door import open_board
     from ..landing import destination, settle
-    from .judge import server_board
 
     repo = discover_git_dir()
     body: dict[str, object] = {"hook": "post-receive", "landed": []}
@@ -152,23 +169,11 @@ def post_receive(stdin_text: str, env: dict[str, str] | None = None) -> Result:
             require_existing_board(repo, repo.get("lac.url"))
         except NoBoard:
             return Result(body)
-        # The board the pre-receive judged this push on, found the same way
-        # (the server's lac.board, the URL's search_path, its HEAD's .lacconfig).
-        chosen = server_board(repo)
         pusher = server_pusher(repo, dict(env if env is not None else os.environ))
         # Settling is the server's own act: in team mode as the session's
         # role (a keeper settles another agent's landing), not the pusher;
         # on a plain board it is recorded as the pusher's.
-        identity = Identity(pusher.name or SERVER_AGENT, "the server's post-receive", (), "none")
-        board = open_board(
-            repo,
-            identity=identity,
-            url=chosen.url,
-            board=chosen.board,
-            timeout=repo.get("lac.timeout"),
-            act=True,
-            from_config=False,
-        )
+        board = server_act_board(repo, pusher.name or SERVER_AGENT, "the server's post-receive")
         try:
             settled = settle(board, repo.toplevel, dest, received=received)
         finally:

@@ -55,9 +55,10 @@ def test_walkthrough_human_and_json(lac: Lac, repo: Path) -> None:
     nxt = lac("claim", "--next", "--as", "erin", "--json")
     assert nxt.code == 0 and nxt.json["task"]["id"] == 2
     kinds = [e["kind"] for e in lac("log", "--json").json["events"]]
-    # A PostgreSQL board's history starts with its case rule, recorded by init.
+    # A PostgreSQL board's history starts with the settings init records: its
+    # case rule and the repository it was made for.
     on_postgres = "lac.url=postgresql" in git(repo, "config", "--list")
-    first = ["setting"] if on_postgres else []
+    first = ["setting", "setting"] if on_postgres else []
     assert kinds == [*first, "created", "created", "claimed", "locked", "done", "claimed"]
     assert "claimed" in lac("log", "1").out
 

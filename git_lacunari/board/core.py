@@ -49,6 +49,8 @@ class Page(Generic[T]):
 
 
 CASE_SETTING = "case"
+# the root commit of the repository the board was made for (`git lac init`)
+REPOSITORY_SETTING = "repository_root"
 CASE_RULES = ("fold", "exact")
 
 
@@ -108,6 +110,18 @@ class BoardCore:
         with self.store.write():
             self.store.run("set_setting", name=CASE_SETTING, value=rule)
         self._case_rule = rule
+
+    # --- the repository the board was made for ---------------------------------
+
+    def recorded_root(self) -> str | None:
+        """The root commit ``git lac init`` recorded for the repository this
+        board was made for; None on a board that records none."""
+        row = self.store.one("get_setting", name=REPOSITORY_SETTING)
+        return str(row["value"]) if row is not None else None
+
+    def record_root(self, root: str) -> None:
+        with self.store.write():
+            self.store.run("set_setting", name=REPOSITORY_SETTING, value=root)
 
     # --- helpers ------------------------------------------------------------
 

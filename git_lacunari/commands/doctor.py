@@ -11,13 +11,16 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..edge import Result
 from ..errors import CannotWorkHere, InvalidInput, LacError, NotARepository
 from ..repo import Repo, discover_git_dir, git
 from ..session import Session
 from ..text import shown
+
+if TYPE_CHECKING:
+    from ..board import Board
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 
@@ -258,7 +261,7 @@ def _live(repo: Repo, chosen: Any) -> list[Check]:
         ident = Identity("doctor", "doctor", (), "none")
         board = Board(store, ident, ignorecase=repo.ignorecase)
         checks.append(_case(board, repo.ignorecase))
-        checks.append(_made_for(repo, store))
+        checks.append(_made_for(repo, board))
         return checks
     except LacError as exc:
         return [Check("reachable", FAIL, exc.message)]
@@ -368,15 +371,12 @@ def _case(board: Any, clone: bool) -> Check:
     return Check("case", OK, f"one clone's board: core.ignorecase={mine}", facts)
 
 
-def _made_for(repo: Repo, store: Any) -> Check:
+def _made_for(repo: Repo, board: Board) -> Check:
     """The repository the board was made for (the root commit `git lac init`
     recorded on it) against this one's: a server whose lac.url (or lac.board)
     names another project's board would judge its pushes by that project's
     claims. In a bare repository the destination's root is compared."""
-    from .setup import REPOSITORY_SETTING
-
-    row = store.one("get_setting", name=REPOSITORY_SETTING)
-    recorded = str(row["value"]) if row is not None else None
+    recorded = board.recorded_root()
     from ..repo import is_bare, server_root
 
     rev = "HEAD"

@@ -138,9 +138,6 @@ def init(
     )
 
 
-REPOSITORY_SETTING = "repository_root"
-
-
 def _refuse_damaged(board: Board) -> None:
     """A board whose schema version says its migrations ran but that lacks a
     table one made (dropped by hand, a half-restored backup): refused before
@@ -166,14 +163,13 @@ def _record_repository(board: Board, repo: Repo) -> None:
     on a team board only an admin records it."""
     from ..errors import NotPermitted
 
-    row = board.store.one("get_setting", name=REPOSITORY_SETTING)
-    if row is not None or repo.is_shallow():
+    if board.recorded_root() is not None or repo.is_shallow():
         return
     root = repo.root_commit()
     if root is None:
         return
-    with contextlib.suppress(NotPermitted), board.store.write():
-        board.store.run("set_setting", name=REPOSITORY_SETTING, value=root)
+    with contextlib.suppress(NotPermitted):
+        board.record_root(root)
 
 
 def _share(session: Session, board: str) -> str:

@@ -229,7 +229,9 @@ class StoreBase:
         half-made or damaged board. Replaying every migration over it would
         fail halfway (or build on what is left); refused, nothing written."""
         left = sorted(_made_tables(self.dialect, None) & self._tables())
-        if left:
+        # Another process may have made the board (in one transaction) between
+        # our read of the version and of the tables: then it is whole.
+        if left and self.schema_version() is None:
             raise BoardCorrupt(
                 f"the board at {self.where} has git-lacunari tables ({', '.join(left)}) "
                 "but no schema version: it is damaged or half-made; restore it from a "
@@ -292,6 +294,8 @@ class StoreBase:
             self._script(self.queries["version_table"])
             current = self.schema_version()  # another process may have won the race
             self._refuse_too_new(current, latest)
+            if current is None:
+                self._refuse_half_made()
             steps = _next_steps(self.dialect, current, latest, fresh=fresh)
             if not steps:
                 return False

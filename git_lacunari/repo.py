@@ -314,8 +314,19 @@ def _blob_entries(out: bytes) -> dict[str, str]:
     return found
 
 
+def working_directory() -> Path:
+    """The process's working directory; one that was removed under it (a
+    shell still in a deleted worktree) is no repository, said in one line."""
+    try:
+        return Path(os.getcwd())
+    except FileNotFoundError:
+        raise NotARepository(
+            "the current directory no longer exists: cd into a working tree"
+        ) from None
+
+
 def discover(cwd: Path | str | None = None) -> Repo:
-    cwd = Path(cwd or os.getcwd())
+    cwd = Path(cwd) if cwd else working_directory()
     try:
         out = git(
             "rev-parse",
@@ -377,7 +388,7 @@ def discover_git_dir(cwd: Path | str | None = None) -> Repo:
     """The repository a server hook runs in: bare, or the git dir of a non-bare
     one. Git commands run inside the git dir (``toplevel`` is it), which works
     for both; there is no work tree and no prefix."""
-    cwd = Path(cwd or os.getcwd())
+    cwd = Path(cwd) if cwd else working_directory()
     try:
         out = git("rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", cwd=cwd)
     except CannotWorkHere as exc:

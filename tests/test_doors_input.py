@@ -6,6 +6,9 @@ fired by real ``git commit``."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -282,3 +285,36 @@ def test_whole_numbers_take_ascii_digits_only(lac: Lac, digits: str, args: tuple
     assert "is not a whole number (ASCII digits 0-9)" in result.err.splitlines()[0]
     assert "Traceback" not in result.err
     assert lac("--json", "log").json == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("status",), ("tasks",), ("claim", "--next"), ("whoami",), ("hooks", "install"), ("mcp",)],
+    ids=lambda a: "-".join(a),
+)
+def test_a_removed_working_directory_is_one_line_not_a_traceback(
+    repo: Path, args: tuple[str, ...]
+) -> None:
+    # A shell left in a worktree that was removed under it: git itself says
+    # "Unable to read current working directory"; so do we, in one line.
+    assert lac_process(repo, "init").code == 0
+    gone = repo / "gone"
+    gone.mkdir()
+    proc = subprocess.run(
+        ["sh", "-c", 'cd "$1" && rmdir "$1" && shift && exec git-lac "$@"', "sh", str(gone), *args],
+        cwd=repo,
+        env={
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        },
+        capture_output=True,
+        text=True,
+        input="",
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert (
+        proc.stderr == "git lac: the current directory no longer exists: cd into a working tree\n"
+    )
+    assert proc.stdout == ""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -28,7 +27,7 @@ def install(
 ) -> Result:
     from ..hooks import install as install_hooks
     from ..hooks import install_server, shared_hooks_path
-    from ..repo import discover_git_dir, is_bare
+    from ..repo import discover_git_dir, is_bare, working_directory
 
     if deny_rewinds and not server:
         raise InvalidInput("--deny-non-fast-forwards is for a server: add --server")
@@ -39,7 +38,7 @@ def install(
             repo.set_config("receive.denyNonFastForwards", "true")
             done = replace(done, human=f"{done.human}\nreceive.denyNonFastForwards: true")
         return _with_pinned_board(repo, done)
-    if is_bare(os.getcwd()):
+    if is_bare(working_directory()):
         raise InvalidInput(
             "this is a bare repository (a server): `git lac hooks install --server` "
             "installs its guard (after `git config lac.url URL`)"
@@ -102,9 +101,9 @@ def _with_pinned_board(repo: Repo, done: Result) -> Result:
 def uninstall(session: Session, server: bool) -> Result:
     from ..hooks import uninstall as uninstall_hooks
     from ..hooks import uninstall_server
-    from ..repo import discover_git_dir, is_bare
+    from ..repo import discover_git_dir, is_bare, working_directory
 
-    if not server and is_bare(os.getcwd()):
+    if not server and is_bare(working_directory()):
         raise InvalidInput(
             "this is a bare repository (a server): `git lac hooks uninstall --server` "
             "removes its guard"

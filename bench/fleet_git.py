@@ -623,9 +623,15 @@ def run_arm(
                 )
             cp = run(["git", "lac", "log", "--limit", "0", "--json"], info["seed"])
             with contextlib.suppress(ValueError, KeyError, TypeError):
-                res["expired"] = sum(
-                    1 for e in json.loads(cp.stdout)["events"] if e.get("kind") == "expired"
-                )
+                events = json.loads(cp.stdout)["events"]
+                res["expired"] = sum(1 for e in events if e.get("kind") == "expired")
+                # When the board freed each task's locks on landing: the end of
+                # its writes, however late its agent's poll noticed.
+                res["freed_at"] = {
+                    str(e["task_id"]): float(e["at"])
+                    for e in events
+                    if e.get("kind") in ("landed", "done") and e.get("task_id") is not None
+                }
         errs = [r for r in res["records"] if r.get("ev") in ("error", "land_error")]
         if errs:
             res["failure"] = (
@@ -718,12 +724,20 @@ def analyse(res: dict[str, Any], taskset: dict[str, Any]) -> dict[str, Any]:
     open_w: dict[tuple[str, str, str], float] = {}
     spans: list[tuple[str, str, str, float, float]] = []
     kills = {k["agent"]: k["t"] for k in res.get("killed", [])}
+    # A landed write ends when the board freed its locks (the lander's
+    # "landed" event), not when its agent's `land --wait` poll noticed: in
+    # between, another agent may rightly claim and write the path.
+    ids = {r["task"]: str(r["id"]) for r in recs if r["ev"] == "claimed"}
+    freed = res.get("freed_at") or {}
     for r in sorted(recs, key=lambda r: r["t"]):
         key = (r.get("agent", ""), r.get("task", ""), r.get("path", ""))
         if r["ev"] == "write_start":
             open_w.setdefault(key, r["t"])
         elif r["ev"] == "write_end" and key in open_w:
-            spans.append((key[2], key[0], key[1], open_w.pop(key), r["t"]))
+            end = r["t"]
+            if r.get("how") == "landed" and ids.get(key[1]) in freed:
+                end = min(end, freed[ids[key[1]]])
+            spans.append((key[2], key[0], key[1], open_w.pop(key), end))
     for key, start in open_w.items():  # a killed agent's write ends at its death
         spans.append((key[2], key[0], key[1], start, kills.get(key[0], start)))
     overlaps = 0

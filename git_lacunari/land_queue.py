@@ -421,18 +421,16 @@ def _land_batch(
             return True
     if os.environ.get(CRASH_ENV) == "before-update-ref":
         os.kill(os.getpid(), signal.SIGKILL)
-    try:
-        git(
-            "update-ref",
-            "-m",
-            "git lac land " + " ".join(f"#{ln.task.id}" for ln in merged),
-            ref,
-            new,
-            head,
-            cwd=cwd,
-        )
-    except CannotWorkHere:
-        return True  # the destination moved meanwhile: merged onto again next round
+    why = "git lac land " + " ".join(f"#{ln.task.id}" for ln in merged)
+    checked_out = _checked_out_at(cwd, ref)
+    if checked_out is not None:
+        if not _fast_forward_tree(checked_out, dest, head, new, why):
+            return True  # the destination moved meanwhile: merged onto again next round
+    else:
+        try:
+            git("update-ref", "-m", why, ref, new, head, cwd=cwd)
+        except CannotWorkHere:
+            return True  # the destination moved meanwhile: merged onto again next round
     outcome.batches += 1
     if os.environ.get(CRASH_ENV) == "after-update-ref":
         os.kill(os.getpid(), signal.SIGKILL)
@@ -441,6 +439,47 @@ def _land_batch(
         outcome.landed.append(s.task.id)
     for line in merged:
         _dequeue(cwd, line.task.id, line.commit)
+    return True
+
+
+def _checked_out_at(cwd: Path, ref: str) -> Path | None:
+    """The work tree that has ``ref`` checked out, if any (a local flow whose
+    destination is some worktree's branch; a server's bare repository has
+    none)."""
+    out = git("worktree", "list", "--porcelain", "-z", cwd=cwd).decode("utf-8", "surrogateescape")
+    tree: str | None = None
+    for field_ in out.split("\0"):
+        if field_.startswith("worktree "):
+            tree = field_[len("worktree ") :]
+        elif field_ == f"branch {ref}" and tree is not None:
+            return Path(tree)
+    return None
+
+
+def _fast_forward_tree(tree: Path, dest: str, head: str, new: str, why: str) -> bool:
+    """Move a checked-out destination as git itself would: a fast-forward in
+    its work tree, so that its index and files follow (moving the ref alone
+    would leave them showing the landed work as undone). False when the
+    branch moved meanwhile; refused when its uncommitted changes are in the
+    way: the lines stay queued and nothing is lost."""
+    current = git("rev-parse", "--verify", "-q", "HEAD", cwd=tree).decode().strip()
+    if current != head:
+        return False
+    env = {**os.environ, "GIT_REFLOG_ACTION": why}
+    proc = subprocess.run(
+        ["git", "merge", "--ff-only", "--quiet", "--no-stat", new],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise CannotWorkHere(
+            f"the destination {dest} is checked out in {tree}, whose uncommitted changes "
+            f"are in the way ({said[0] if said else 'git merge --ff-only failed'}): commit "
+            "or stash them there, then run `git lac lander --once`; the lines stay queued"
+        )
     return True
 
 

@@ -359,6 +359,43 @@ def test_the_local_flow_lands_in_the_repository_itself(
     assert show(lac, 1)["state"] == "done" and show(lac, 2)["state"] == "done"
 
 
+def test_a_checked_out_destination_follows_the_landing_in_its_work_tree(
+    local: tuple[Path, Path, Path], lac: Lac
+) -> None:
+    # main checked out in the repository's own work tree, as a person keeps
+    # it: the landing moves its files too, as a fast-forward there would,
+    # never the ref alone (which would show the landed work as undone).
+    repo, wa, wb = local
+    git(repo, "checkout", "-q", "main")
+    (repo / "notes.txt").write_text("mine, uncommitted\n")  # not in the lines' way
+    commit(wa, "a.txt", "a\n", "dana")
+    landed = land(wa, "dana")
+    assert landed.code == 0, landed.err
+    assert (repo / "a.txt").read_text() == "a\n"
+    assert git(repo, "status", "--porcelain").splitlines() == ["?? notes.txt"]
+    assert show(lac, 1)["state"] == "done"
+
+    # Uncommitted work in the way: refused in one line, the line kept queued
+    # and the task landing; once it is moved aside, the lander lands it.
+    (repo / "b.txt").write_text("someone's draft\n")
+    b = commit(wb, "b.txt", "b\n", "erin")
+    before = git(repo, "rev-parse", "main").strip()
+    blocked = land(wb, "erin")
+    assert blocked.code == 3, blocked.err
+    assert blocked.err.count("\n") == 1 and "checked out in" in blocked.err
+    assert "the lines stay queued" in blocked.err
+    assert git(repo, "rev-parse", "main").strip() == before
+    assert (repo / "b.txt").read_text() == "someone's draft\n"
+    assert show(lac, 2)["landing"] is True
+    assert git(repo, "for-each-ref", "--format=%(objectname)", "refs/lac/land/2").strip() == b
+    (repo / "b.txt").unlink()
+    again = lander(repo)
+    assert again.code == 0, again.err
+    assert contains(repo, b) and (repo / "b.txt").read_text() == "b\n"
+    assert git(repo, "status", "--porcelain").splitlines() == ["?? notes.txt"]
+    assert show(lac, 2)["state"] == "done"
+
+
 def lander(repo: Path, *args: str, env: dict[str, str] | None = None) -> Result:
     return lac_process(repo, "lander", "--once", "--json", *args, env=env)
 

@@ -33,6 +33,7 @@ RefusalReason = Literal[
     "already_open",
     "not_permitted",
     "conflict_markers",
+    "not_queued",
 ]
 
 
@@ -246,6 +247,23 @@ class BuiltOn(Refused):
             task=task,
             built_on_by=[t for t, _ in built_on_by],
             holder=built_on_by[0][1] if built_on_by else None,
+        )
+
+
+class NotQueued(Refused):
+    """the server refused task #{task}'s landing line: {said}
+
+    Facts: ``task``, ``said`` (the server's refusal, its first line). `land`
+    pushed the line to the server's queue and its pre-receive refused it
+    (a path another agent holds, say): the claim is its holder's again, in
+    work, its locks kept.
+    """
+
+    reason = "not_queued"
+
+    def __init__(self, *, task: int, said: str, advice: str = "") -> None:
+        super().__init__(
+            self.reason, self._says(advice, task=task, said=said), task=task, said=said
         )
 
 

@@ -136,12 +136,16 @@ def remote_of(repo: Repo, dest: str) -> Remote | None:
 
 def push_line(repo: Repo, remote: Remote, task_id: int, tip: str, agent: str) -> None:
     """Push the line to the server's queue ref, naming the pusher (a server
-    that takes no push options is pushed to without)."""
+    that takes no push options is pushed to without). Without our pre-push:
+    the queue lives only where the server's hooks are, and its pre-receive
+    judges this push against the same board, so a second judge here would
+    only cost a process and a board connection on every landing."""
     spec = f"+{tip}:{queue_ref(task_id)}"
     try:
         git(
             "push",
             "--quiet",
+            "--no-verify",
             f"--push-option=lac.agent={agent}",
             remote.name,
             spec,
@@ -150,7 +154,7 @@ def push_line(repo: Repo, remote: Remote, task_id: int, tip: str, agent: str) ->
     except CannotWorkHere as exc:
         if "push options" not in str(exc):
             raise
-        git("push", "--quiet", remote.name, spec, cwd=repo.toplevel)
+        git("push", "--quiet", "--no-verify", remote.name, spec, cwd=repo.toplevel)
 
 
 def queue_here(repo: Repo, task_id: int, tip: str) -> None:

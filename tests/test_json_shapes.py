@@ -235,6 +235,7 @@ REFUSALS: dict[str, Schema] = {
     "already_open": reason("already_open", task=INT),
     "not_permitted": reason("not_permitted", role=nullable(STR)),
     "conflict_markers": reason("conflict_markers", paths=array(STR)),
+    "not_queued": reason("not_queued", task=INT, said=STR),
 }
 
 
@@ -723,6 +724,8 @@ def test_every_command_json_matches_its_documented_shape(
     seen.reasons.add("conflict_markers")
     # Produced (the whole object compared) by tests/test_landing_truth.py's release test.
     seen.reasons.add("built_on")
+    # Produced (the whole object compared) by tests/test_land_queue.py's server refusal.
+    seen.reasons.add("not_queued")
     assert set(REFUSALS) - seen.reasons == set(), "refusal reasons never produced"
 
 

@@ -257,6 +257,52 @@ def test_only_the_holder_queues_a_line_on_the_server(fleet: tuple[Path, Path, Pa
     assert git(server, "for-each-ref", "refs/lac/land/").strip() == ""
 
 
+def test_a_line_that_writes_a_held_path_is_refused_by_the_server_when_queued(
+    fleet: tuple[Path, Path, Path],
+) -> None:
+    # `land` pushes its line without our client pre-push (the server's
+    # pre-receive is the judge of the queue): a line carrying a path
+    # another agent holds is refused there, naming the holder, and never
+    # queued.
+    server, _dana, erin = fleet
+    (erin / "a.txt").write_text("not erin's\n")
+    (erin / "b.txt").write_text("b\n")
+    git(erin, "add", "a.txt", "b.txt")
+    assert run_git(erin, "commit", "-qm", "b and a", "--no-verify", agent="erin").code == 0
+    landed = land(erin, "erin", "2", "--json")
+    assert landed.code == 1, landed.err
+    said = "dana holds a.txt on task #1"
+    assert landed.json == {
+        "ok": False,
+        "message": f"the server refused task #2's landing line: {said}; "
+        "fix the line, then `git lac land 2` again",
+        "refused": {"reason": "not_queued", "task": 2, "said": said},
+    }
+    assert git(server, "for-each-ref", "refs/lac/land/").strip() == ""
+    # Not left landing with nothing queued: back in work, its lock kept.
+    task = json.loads(lac_process(erin, "show", "2", "--json").out)["task"]
+    assert task["shown_state"] == "returned" and task["owner"] == "erin"
+    assert task["returned"]["reason"] == "not_queued" and task["returned"]["said"] == said
+    assert [lk["pattern"] for lk in task["locks"]] == ["b.txt"]
+
+
+def test_a_line_the_server_cannot_take_goes_back_to_its_holder(
+    fleet: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    # The server gone (here: a push URL that names nothing): not queued, so
+    # not left landing; one line, exit 3, the claim in work again.
+    _server, _dana, erin = fleet
+    commit(erin, "b.txt", "b\n", "erin")
+    git(erin, "config", "remote.origin.pushurl", str(tmp_path / "gone.git"))
+    landed = land(erin, "erin", "2")
+    assert landed.code == 3, landed.err
+    assert landed.err.count("\n") == 1
+    assert "task #2's landing line was not queued (" in landed.err
+    assert "then `git lac land 2` again" in landed.err
+    task = json.loads(lac_process(erin, "show", "2", "--json").out)["task"]
+    assert task["shown_state"] == "returned" and task["returned"]["reason"] == "not_queued"
+
+
 def wait_lander_idle(server: Path, timeout: float = 30) -> None:
     """Until no lander holds the server's lock (the detached one finished)."""
     import fcntl

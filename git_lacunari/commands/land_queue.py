@@ -39,7 +39,10 @@ def land(session: Session, task: str | None, *, wait: bool, timeout: float) -> R
         queue_here(repo, tid, tip)
         run(board, repo)
         return _said(board.show(tid), dest, queued=True)
-    push_line(repo, remote, tid, tip, board.agent)
+    try:
+        push_line(repo, remote, tid, tip, board.agent)
+    except LacError as exc:
+        _not_queued(board, finished.task, dest or "", exc)
     if not wait:
         return Result(
             _body(finished.task, dest, "queued"),
@@ -66,6 +69,25 @@ def land(session: Session, task: str | None, *, wait: bool, timeout: float) -> R
         with contextlib.suppress(LacError):
             fetch_destination(repo, dest or "")
     return _said(now, dest, queued=True)
+
+
+def _not_queued(board: Any, task: Task, dest: str, exc: LacError) -> None:
+    """The push to the server's queue failed: the line is not queued, so the
+    claim goes back to its holder, in work (never left landing, its locks
+    held for the landing period with nothing to land), and says why. The
+    server's own refusal is a refusal (exit 1); anything else, as it came."""
+    from ..errors import NotQueued
+
+    lines = [ln.strip() for ln in exc.message.splitlines()]
+    remote = [ln.removeprefix("remote:").strip() for ln in lines if ln.startswith("remote:")]
+    refusal = next((ln for ln in remote if ln.startswith("refused:")), None)
+    said = (refusal or (lines[0] if lines else type(exc).__name__)).removeprefix("refused:").strip()
+    board.return_line(task, {"reason": "not_queued", "destination": dest, "said": said[:300]})
+    again = f"fix the line, then `git lac land {task.id}` again"
+    if refusal is not None:
+        raise NotQueued(task=task.id, said=said, advice=again) from None
+    exc.args = (f"task #{task.id}'s landing line was not queued ({said}): {again}",)
+    raise exc
 
 
 def _only_claim(board: Any) -> int:

@@ -168,6 +168,13 @@ class BoardCore:
                 self._record_instance()
             self._agent_recorded = True
 
+    def record_place(self, identity: Identity) -> None:
+        """Act as ``identity`` from now on and record where its instance is:
+        a desk's path is known only once its task is (``claim --next --worktree``)."""
+        self.identity = identity
+        with self.store.write():
+            self._record_instance()
+
     def _record_instance(self) -> None:
         host, _, path = self.identity.instance_where.partition(":")
         self.store.atomic(

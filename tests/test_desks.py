@@ -365,6 +365,9 @@ def test_prune_removes_only_desks_whose_claim_is_over_and_which_are_clean(
     assert "uncommitted work: 1 modified" in kept[2]
     assert "1 untracked" in kept[3] and "live" in kept[4] and "1 staged" in kept[6]
     assert not desk[1].exists() and not desk[5].exists()
+    # A removed desk's link went, not what it pointed to in the main work tree.
+    assert (clone / "node_modules" / "dep.js").read_text() == "// dep\n"
+    assert (clone / ".env").read_text() == "SECRET=from-main\n"
     assert "lac/task-1" not in branches(clone) and "lac/task-5" not in branches(clone)
     # The kept ones keep every file and the staged change.
     assert (desk[2] / "README").read_text() == "changed\n"

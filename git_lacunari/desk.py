@@ -408,7 +408,8 @@ def run_setup(desk: Path, command: str | None, env: Mapping[str, str], echo: Ech
             proc = subprocess.Popen(
                 ["sh", "-c", command],
                 cwd=desk,
-                env={**os.environ, **env},
+                # Not a drainer's LAC_INSTANCE: commands there act as the desk.
+                env={**{k: v for k, v in os.environ.items() if k != "LAC_INSTANCE"}, **env},
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,

@@ -279,6 +279,10 @@ def test_hostile_inputs(lac: Lac, clone: Path, tmp_path: Path) -> None:
     assert not_dir.code == 2 and "not a directory" in not_dir.err
     assert a_file.read_text() == "x\n"
     assert (trees(clone), branches(clone)) == before and task(lac, 1)["state"] == "open"
+    held = lac("claim", "1", "--worktree", str(tmp_path / "on-main"), "--branch", "main")
+    assert held.code == 2 and "checked out at" in held.err
+    assert lac("claim", "1", "--worktree", "--branch", "-x").code == 2
+    assert (trees(clone), branches(clone)) == before and task(lac, 1)["state"] == "open"
     # A committed copy glob that escapes the tree: refused before any claim.
     (tmp_path / "secret").write_text("not yours\n")
     for bad in ("../secret", "/etc/passwd", ".git/config", "core/../../secret"):
@@ -394,3 +398,30 @@ def test_claim_help_names_the_desk_keys() -> None:
     out = lac_process(Path.cwd(), "claim", "-h").out
     for word in ("--worktree", "--branch", "lac.desk.copy", "lac.desk.link", "lac.desk.setup"):
         assert word in out
+
+
+def test_racing_desk_claims_make_one_desk(lac: Lac, clone: Path) -> None:
+    """Four real processes claim task 1 with a desk each: one wins, one desk
+    and one branch are made, the others are refused and make nothing."""
+    assert lac("task", "add", "Contended").code == 0
+    procs = [
+        subprocess.Popen(
+            [LAC, "claim", "1", "--worktree", "--json", "--as", f"racer-{n}"],
+            cwd=clone,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(4)
+    ]
+    outputs = [p.communicate() for p in procs]
+    answers = [(p.returncode, out, err) for p, (out, err) in zip(procs, outputs, strict=True)]
+    codes = sorted(code for code, _, _ in answers)
+    assert codes == [0, 1, 1, 1], answers
+    winner = next(json.loads(out) for code, out, _ in answers if code == 0)
+    for code, out, _ in answers:
+        if code == 1:
+            assert json.loads(out)["refused"]["reason"] == "already_claimed"
+    assert trees(clone)[1:] == [winner["desk"]["path"]]
+    assert branches(clone) == {"main", "lac/task-1"}
+    assert task(lac, 1)["owner"] == winner["task"]["owner"]

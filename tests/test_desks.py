@@ -255,6 +255,9 @@ def test_a_refused_claim_leaves_no_worktree_and_no_branch(lac: Lac, clone: Path)
     assert not (clone / ".git" / "lacunari" / "worktrees" / "task-1").exists()
     nothing = lac("claim", "--next", "--worktree")
     assert nothing.code == 1 and (trees(clone), branches(clone)) == before
+    # Nor a place on the board: the desk that was never made is no instance.
+    places = lac("instance", "list", "--json").json["instances"]
+    assert not [i for i in places if "task-1" in i["where"]], places
 
 
 def test_a_desk_git_cannot_make_leaves_no_claim(lac: Lac, clone: Path) -> None:

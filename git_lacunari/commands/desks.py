@@ -81,6 +81,7 @@ def claim_desk(
     )
     board = open_board(repo, identity=ident)
     try:
+        board.place_later()
         got = claims.claim(
             session,
             task,

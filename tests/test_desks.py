@@ -432,3 +432,21 @@ def test_racing_desk_claims_make_one_desk(lac: Lac, clone: Path) -> None:
     assert trees(clone)[1:] == [winner["desk"]["path"]]
     assert branches(clone) == {"main", "lac/task-1"}
     assert task(lac, 1)["owner"] == winner["task"]["owner"]
+
+
+def test_a_desk_next_cannot_make_after_its_claim_is_exit_3_and_gives_it_back(
+    lac: Lac, clone: Path
+) -> None:
+    """`claim --next --worktree` learns its task, so its desk's path, only by
+    claiming: a path taken already then gives the claim back, exit 3 (exit 2
+    would say nothing was written)."""
+    assert lac("task", "add", "T").code == 0
+    taken = clone / ".git" / "lacunari" / "worktrees" / "task-1"
+    taken.mkdir(parents=True)
+    (taken / "left.txt").write_text("from before\n")
+    failed = lac("claim", "--next", "--worktree")
+    assert failed.code == 3 and "is there already" in failed.err, failed.err
+    assert "given back" in failed.err
+    assert task(lac, 1)["state"] == "open"
+    assert (taken / "left.txt").read_text() == "from before\n"
+    assert "lac/task-1" not in branches(clone)

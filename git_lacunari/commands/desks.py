@@ -111,10 +111,14 @@ def claim_desk(
             except BaseException:
                 desk.unmake(repo, planned)
                 raise
-        except BaseException:
+        except BaseException as exc:
             if not got.again:  # no desk, no claim
                 with contextlib.suppress(LacError):
                     board.release(tid)
+            if isinstance(exc, InvalidInput):  # exit 2 writes nothing; this claimed first
+                raise CannotWorkHere(
+                    f"{exc.message} (the claim of task #{tid} is given back)"
+                ) from None
             raise
         notes = desk.furnish(desk.main_tree(repo), at.toplevel, setup, echo)
         variables = claim_env(board, got.task)

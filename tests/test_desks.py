@@ -206,6 +206,12 @@ def test_a_named_branch_and_path_with_odd_characters(lac: Lac, clone: Path, tmp_
     assert cont.code == 0, cont.err
     assert cont.json["desk"]["continued"] is True
     assert tip(at, "HEAD") == tip(clone, "main") and (at / "ahead").exists()
+    # An empty directory that is there already is a fine PATH.
+    assert lac("task", "add", "Empty").code == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert lac("claim", "3", "--worktree", str(empty)).code == 0
+    assert git(empty, "symbolic-ref", "--short", "HEAD").strip() == "lac/task-3"
 
 
 def test_a_failing_setup_keeps_the_claim_and_the_desk(lac: Lac, clone: Path) -> None:

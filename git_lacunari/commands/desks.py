@@ -220,7 +220,7 @@ def _state(task: Task | None, live: bool) -> str:
     if task.state == TaskState.CLAIMED:
         return f"{task.shown_state} by {task.owner}" + ("" if live else " (elsewhere)")
     if task.state == TaskState.OPEN:
-        return "open (released or expired)"
+        return "open: released or expired"
     return str(task.state)
 
 

@@ -89,6 +89,7 @@ def _claim_next(call: ClaimNext) -> int:
     """`claim --next` as the full command line runs it (cli/options.common):
     the sign of life after the claim, none after invalid input."""
     from .commands.claims import claim
+    from .commands.claims import claimed as said
     from .edge import Result, run
     from .errors import InvalidInput, Refused
     from .session import Session
@@ -108,13 +109,14 @@ def _claim_next(call: ClaimNext) -> int:
                     wait=None,
                     take_over=False,
                 )
+                answer = said(session, result)
             except InvalidInput:
                 raise  # exit 2 writes nothing
             except Refused:
                 session.touch_deferred()
                 raise
             session.touch_deferred()
-            return result
+            return answer
 
         return run(claimed, as_json=call.as_json)
 

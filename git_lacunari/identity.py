@@ -169,6 +169,19 @@ def _still_there(inst: Instance) -> bool:
     return there is not None and there.id == inst.id and Path(there.path) == top
 
 
+def new_instance(path: Path) -> Instance:
+    """A new instance for a working tree about to be made at ``path`` (a
+    desk): its id is known before the tree is, so the claim can be held there."""
+    import secrets
+
+    return Instance(secrets.token_hex(8), _hostname(), str(path), "new")
+
+
+def read_instance(file: Path) -> Instance | None:
+    """The instance an instance file records (None: none, or damaged)."""
+    return _read_instance(file)
+
+
 def _instance_files(repo: Repo) -> list[Path]:
     """Every instance file of this repository's working trees (main and linked)."""
     return [repo.common_dir / INSTANCE_FILE] + sorted(

@@ -149,6 +149,10 @@ def _values(param: click.Parameter) -> st.SearchStrategy[str]:
         return st.one_of(STATE_VALUES, VALUE)
     if param.name == "limit":
         return st.one_of(LIMIT_VALUES, NUMBER)
+    if param.name == "worktree":
+        # A desk's PATH: relative ones land in the test's own directories; an
+        # absolute one would make a desk wherever it names, outside the test.
+        return VALUE.filter(lambda v: not v.startswith("/"))
     numeric = isinstance(param.type, click.types.IntParamType) or "id" in (param.name or "")
     numeric = numeric or param.name in ("after", "deps", "task")
     return st.one_of(NUMBER, VALUE) if numeric else VALUE

@@ -314,6 +314,24 @@ SUCCESS: dict[str, Schema] = {
         ),
     ),
     "release": success(task=TASK),
+    "env": success(task=INT, env=obj(LAC_TASK_ID=STR, LAC_AGENT=STR)),
+    "desks": success(
+        desks=array(
+            obj(
+                path=STR,
+                task=INT,
+                branch=nullable(STR),
+                state=nullable(STR),
+                holder=nullable(STR),
+                live=BOOL,
+                missing=BOOL,
+                clean=BOOL,
+                uncommitted=nullable(obj(modified=INT, staged=INT, untracked=INT)),
+            )
+        ),
+        removed=array(obj(path=STR, task=INT, branch=nullable(STR), branch_deleted=BOOL)),
+        kept=array(obj(path=STR, task=INT, why=STR)),
+    ),
     "done": success(
         task=TASK,
         notices=array(NOTICE),
@@ -467,6 +485,25 @@ SUCCESS: dict[str, Schema] = {
     ),
 }
 
+CLAIM_DESK = obj(
+    **SUCCESS["claim"]["properties"],
+    desk=obj(
+        path=STR,
+        branch=STR,
+        base=STR,
+        commit=STR,
+        continued=BOOL,
+        env=STR,
+        notes=array(STR),
+        setup=obj(
+            command=nullable(STR),
+            exit_code=nullable(INT),
+            log=nullable(STR),
+            last_lines=array(STR),
+        ),
+    ),
+)
+
 
 # --- every command, every answer -----------------------------------------------------
 
@@ -554,6 +591,24 @@ def test_every_command_json_matches_its_documented_shape(
     seen.refused("not_open", "claim", "5", "--as", "erin")
     seen.refused("not_found", "claim", "77", "--as", "erin")
     seen.refused("not_found", "claim", "--next", "--lane", "empty", "--as", "erin")
+    # A desk: the claim's keys and "desk"; a setup that fails is unfinished.
+    seen(S["task add"], 0, "task", "add", "At a desk", "--lane", "desk")  # 6
+    seen(S["task add"], 0, "task", "add", "Setup fails", "--lane", "desk")  # 7
+    at = Path(seen(CLAIM_DESK, 0, "claim", "6", "--worktree", "--as", "dana").json["desk"]["path"])
+    seen(S["env"], 0, "env", "6")
+    seen(error("invalid_input"), 2, "env", "--as", "fred")
+    seen(S["desks"], 0, "desks")
+    commit(repo, ".lacconfig", '[lac "desk"]\n\tsetup = exit 37\n')
+    failed = {k: v for k, v in CLAIM_DESK.items() if k != "properties"}
+    failed["properties"] = {**CLAIM_DESK["properties"], **unfinished()["properties"]}
+    failed["required"] = [*CLAIM_DESK["required"], "unfinished"]
+    seen(failed, 1, "claim", "7", "--worktree", "--as", "dana")
+    seen(error("invalid_input"), 2, "claim", "7", "--worktree", str(repo), "--as", "dana")
+    seen(error("usage"), 2, "claim", "7", "--branch", "b", "--as", "dana")
+    assert seen.lac("release", "6", cwd=at).code == 0
+    seen(S["desks"], 0, "desks", "--prune")
+    git(repo, "rm", "-q", ".lacconfig")
+    git(repo, "commit", "-qm", "no desk setup", "--no-verify")
 
     seen(S["tasks"], 0, "tasks")
     seen(S["show"], 0, "show", "1")

@@ -168,6 +168,22 @@ class BoardCore:
                 self._record_instance()
             self._agent_recorded = True
 
+    def place_later(self) -> None:
+        """Record our agent (its capabilities, which claims read) now, and
+        this instance only at :meth:`record_place`: a desk whose claim is
+        refused is never made, and is no place the agent acted from."""
+        caps = json.dumps(list(self.identity.capabilities))
+        with self.store.write():
+            self.store.run("upsert_agent", agent=self.agent, caps=caps)
+        self._agent_recorded = True
+
+    def record_place(self, identity: Identity) -> None:
+        """Act as ``identity`` from now on and record where its instance is:
+        a desk's path is known only once its task is (``claim --next --worktree``)."""
+        self.identity = identity
+        with self.store.write():
+            self._record_instance()
+
     def _record_instance(self) -> None:
         host, _, path = self.identity.instance_where.partition(":")
         self.store.atomic(

@@ -8,7 +8,7 @@ from ..commands import claims, parse_stale
 from ..durations import parse_duration
 from ..edge import Result
 from ..session import Session
-from .options import CONTEXT, common
+from .options import CONTEXT, common, echo_to
 
 
 @click.command("claim", context_settings=CONTEXT)
@@ -26,6 +26,19 @@ from .options import CONTEXT, common
     is_flag=True,
     help="My agent name holds it from another working tree: move it here (recorded).",
 )
+@click.option(
+    "--worktree",
+    "worktree",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[PATH]",
+    help="Make the claim a desk: its own worktree at PATH (an empty or new directory; "
+    "default beside drain's), on lac/task-ID, set up from .lacconfig.",
+)
+@click.option(
+    "--branch", metavar="B", help="With --worktree: the desk's branch (default lac/task-ID)."
+)
 @common
 def claim(
     session: Session,
@@ -38,6 +51,8 @@ def claim(
     wait: str | None,
     stale_after: str | None,
     take_over: bool,
+    worktree: str | None,
+    branch: str | None,
 ) -> Result:
     """Claim task ID (or --next in a lane) with its path locks, atomically.
 
@@ -49,6 +64,21 @@ def claim(
     change, and says what it passed over (lac.next.avoid: prefer, strict,
     off). A task on what your own landing work changed is taken as a free
     one, and the claim names that landing line to start the work from.
+
+    --worktree [PATH] makes the claim a desk: a linked worktree of its own
+    (PATH: an empty or new directory outside the work tree; default
+    .git/lacunari/worktrees/task-ID), on branch lac/task-ID or --branch B. A
+    new branch starts at the destination's tip as last fetched (lac.target,
+    else origin/HEAD, origin/main...), never at HEAD; an existing one is
+    continued. The claim is held at the desk's instance, and the desk acts as
+    the claimer (worktree config lac.agent). A refused claim makes no desk; a
+    desk git cannot make leaves no claim (exit 3). Then, from the .lacconfig
+    the desk checks out: lac.desk.copy and lac.desk.link (repeatable; paths or
+    globs of the main work tree, copied or symlinked), and lac.desk.setup (a
+    shell command run in the desk with LAC_TASK_ID and LAC_AGENT; its output on
+    stderr and in .lac/setup.log). A setup that fails keeps the claim and the
+    desk (exit 1, unfinished "desk_setup"). `.lac/env` holds `git lac env`'s
+    lines. Put ID before --worktree: `claim 7 --worktree`.
     """
     if next_ == (task_id is not None):
         raise click.UsageError("give a task ID or --next, not both")
@@ -57,8 +87,30 @@ def claim(
         raise click.UsageError("--wait goes with --next")
     if take_over and next_:
         raise click.UsageError("--take-over goes with a task ID")
+    if branch is not None and worktree is None:
+        raise click.UsageError("--branch goes with --worktree")
+    if take_over and worktree is not None:
+        raise click.UsageError(
+            "--take-over moves a claim to this working tree; --worktree makes a desk of its own"
+        )
     wait_s = parse_duration(wait) if wait is not None else None
-    return claims.claim(
+    if worktree is not None:
+        from ..commands import desks
+
+        return desks.claim_desk(
+            session,
+            task_id,
+            next_=next_,
+            lane=lane,
+            writes=writes,
+            reads=reads,
+            stale=stale,
+            wait=wait_s,
+            path=worktree or None,
+            branch=branch,
+            echo=echo_to(err=True),
+        )
+    got = claims.claim(
         session,
         task_id,
         next_=next_,
@@ -69,6 +121,7 @@ def claim(
         wait=wait_s,
         take_over=take_over,
     )
+    return claims.claimed(session, got)
 
 
 @click.command("release", context_settings=CONTEXT)

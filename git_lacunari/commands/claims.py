@@ -15,6 +15,8 @@ from .task import task_id
 
 if TYPE_CHECKING:
     from ..board import Board
+    from ..board.claims import Claim
+    from ..repo import Repo
     from ..rules import LandingLine, Meeting
 
 
@@ -41,9 +43,12 @@ def claim(
     stale: float | None,
     wait: float | None,
     take_over: bool,
-) -> Result:
-    """``stale`` and ``wait``: durations already parsed (seconds, or None)."""
-    board = session.board()
+    board: Board | None = None,
+) -> Claim:
+    """``stale`` and ``wait``: durations already parsed (seconds, or None).
+    ``board``: the board to claim on (a desk's, at the desk's instance);
+    default the session's."""
+    board = board or session.board()
     if next_:
         avoid = _avoid_policy(session)
         busy: list[str] = []
@@ -70,7 +75,16 @@ def claim(
             stale_after=stale,
             take_over=take_over,
         )
-    for tid, branch, tip in _track_moves(session):
+    return got
+
+
+def claimed(
+    session: Session, got: Claim, *, board: Board | None = None, repo: Repo | None = None
+) -> Result:
+    """What a claim says: the task, its locks, what it passed over and the
+    landing lines to start from. ``board`` and ``repo``: where the claim is
+    held, when not the session's (a desk)."""
+    for tid, branch, tip in _track_moves(session, board, repo):
         if tid == got.task.id:  # a None branch keeps the one recorded
             got.task.branch, got.task.tip = branch or got.task.branch, tip
     return Result(
@@ -217,13 +231,15 @@ def _returned(board: Board, refreshed: list[int]) -> list[str]:
     return [f"git lac: {shown(told(t))}" for t in back if t.id in refreshed]
 
 
-def _track_moves(session: Session) -> list[tuple[int, str | None, str]]:
+def _track_moves(
+    session: Session, board: Board | None = None, repo: Repo | None = None
+) -> list[tuple[int, str | None, str]]:
     """:func:`_track`, answering with the claims that moved (landing.track_moves)."""
     from ..errors import LacError
     from ..landing import track_moves
 
     with contextlib.suppress(LacError):
-        return track_moves(session.board(), session.repo)
+        return track_moves(board or session.board(), repo or session.repo)
     return []
 
 

@@ -1,0 +1,458 @@
+"""Desks: `git lac claim … --worktree`, `git lac env`, `git lac desks [--prune]`.
+
+Real git throughout: a bare origin and a clone whose ``main`` is one commit
+ahead of ``origin/main`` (so a desk that started at the local HEAD would
+show it), hooks fired by real commits, the edit hook as a real process; on
+both backends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from .conftest import Result, git, lac_inprocess, lac_process
+
+LAC = str(Path(sys.executable).parent / "git-lac")
+Lac = Callable[..., Result]
+
+LACCONFIG = """\
+[lac "desk"]
+\tcopy = .env
+\tcopy = config/*.local
+\tlink = node_modules
+\tsetup = "echo setup for $LAC_TASK_ID as $LAC_AGENT; pwd > .setup-ran-in; touch made-by-setup"
+"""
+
+
+@pytest.fixture
+def clone(tmp_path: Path, board_url: str | None, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """origin (bare) and a clone of it on the board under test; the clone's
+    main is one commit ahead of origin/main; .env and node_modules untracked."""
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", str(origin))
+    work = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(origin), str(work))
+    (work / ".gitignore").write_text(".env\nnode_modules\n*.local\n.setup-ran-in\nmade-by-setup\n")
+    (work / ".lacconfig").write_text(LACCONFIG)
+    (work / "core").mkdir()
+    (work / "core" / "auth.py").write_text("def login():\n    return True\n")
+    (work / "README").write_text("hello\n")
+    git(work, "add", ".")
+    git(work, "commit", "-qm", "base")
+    git(work, "push", "-q", "origin", "main")
+    (work / "ahead").write_text("only in the local main\n")
+    git(work, "add", "ahead")
+    git(work, "commit", "-qm", "ahead of origin")
+    (work / ".env").write_text("SECRET=from-main\n")
+    (work / "config").mkdir()
+    (work / "config" / "db.local").write_text("db=local\n")
+    (work / "node_modules").mkdir()
+    (work / "node_modules" / "dep.js").write_text("// dep\n")
+    init = ["init"] + (["--url", board_url] if board_url else [])
+    assert lac_inprocess(work, *init).code == 0
+    return work
+
+
+@pytest.fixture
+def lac(clone: Path) -> Lac:
+    def call(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
+        return lac_inprocess(cwd or clone, *args, env=env)
+
+    return call
+
+
+def tip(repo: Path, rev: str) -> str:
+    return git(repo, "rev-parse", rev).strip()
+
+
+def trees(repo: Path) -> list[str]:
+    out = git(repo, "worktree", "list", "--porcelain")
+    return [line.split(" ", 1)[1] for line in out.splitlines() if line.startswith("worktree ")]
+
+
+def branches(repo: Path) -> set[str]:
+    return set(git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads").split())
+
+
+def task(lac: Lac, tid: int) -> dict[str, object]:
+    shown = lac("show", str(tid), "--json")
+    assert shown.code == 0, shown.err
+    found: dict[str, object] = shown.json["task"]
+    return found
+
+
+def test_a_desk_starts_at_the_destination_and_acts_as_its_claim(lac: Lac, clone: Path) -> None:
+    assert lac("task", "add", "Auth", "--write", "core/auth.py").code == 0
+    made = lac("claim", "1", "--worktree", "--json")
+    assert made.code == 0, made.err
+    desk = made.json["desk"]
+    path = Path(desk["path"])
+    assert path.is_absolute() and path == clone / ".git" / "lacunari" / "worktrees" / "task-1"
+    # The branch: new, at origin/main as fetched, not at the local main.
+    assert desk["branch"] == "lac/task-1" and desk["base"] == "origin/main"
+    assert tip(path, "HEAD") == tip(clone, "origin/main") == desk["commit"]
+    assert tip(clone, "main") != tip(path, "HEAD") and not (path / "ahead").exists()
+    assert git(path, "symbolic-ref", "--short", "HEAD").strip() == "lac/task-1"
+    # Held at the desk's instance, which whoami there names, with the claimer.
+    held = task(lac, 1)
+    who = lac("whoami", "--json", cwd=path).json
+    here = lac("whoami", "--json").json
+    assert held["owner"] == who["agent"] == here["agent"] == "tester"
+    assert held["instance"] == who["instance"] != here["instance"]
+    assert who["source"] == "git config lac.agent"
+    # Furnished: the copies and the link from the main work tree.
+    assert (path / ".env").read_text() == "SECRET=from-main\n"
+    assert not (path / ".env").is_symlink()
+    assert (path / "config" / "db.local").read_text() == "db=local\n"
+    assert (path / "node_modules").is_symlink()
+    assert (path / "node_modules" / "dep.js").read_text() == "// dep\n"
+    # The setup ran in the desk alone, with the claim's variables.
+    assert Path((path / ".setup-ran-in").read_text().strip()) == path
+    assert (path / "made-by-setup").exists() and not (clone / "made-by-setup").exists()
+    assert not (clone / ".setup-ran-in").exists()
+    assert "setup for 1 as tester" in made.err
+    assert "setup for 1 as tester" in (path / ".lac" / "setup.log").read_text()
+    assert desk["setup"]["exit_code"] == 0
+    assert desk["setup"]["log"] == str(path / ".lac" / "setup.log")
+    # .lac ignores itself; the desk is clean; .lac/env is env's output.
+    assert (path / ".lac" / ".gitignore").read_text() == "*\n"
+    assert git(path, "status", "--porcelain", "--untracked-files=all") == ""
+    env = lac("env", cwd=path)
+    assert env.code == 0, env.err
+    assert env.out == "LAC_TASK_ID=1\nLAC_AGENT=tester\n"
+    assert (path / ".lac" / "env").read_text() == env.out
+    assert lac("env", "1").out == env.out
+    listed = lac("desks", "--json").json["desks"]
+    assert [(d["path"], d["task"], d["branch"], d["state"], d["holder"]) for d in listed] == [
+        (str(path), 1, "lac/task-1", "claimed", "tester")
+    ]
+    assert listed[0]["live"] is True and listed[0]["clean"] is True
+
+
+def test_the_holder_works_in_its_desk_and_another_agent_is_refused(lac: Lac, clone: Path) -> None:
+    assert lac("hooks", "install").code == 0
+    assert lac("task", "add", "Auth", "--write", "core/auth.py").code == 0
+    path = Path(lac("claim", "1", "--worktree", "--json").json["desk"]["path"])
+    target = str(path / "core" / "auth.py")
+    env = {k: v for k, v in os.environ.items() if k != "LAC_AGENT"}
+    payload = {
+        "session_id": "s",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(path),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": target, "content": "x"},
+        "tool_use_id": "toolu_1",
+    }
+
+    def edit(extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [LAC, "guard", "edit", "--harness", "claude"],
+            cwd=path,
+            env={**env, **extra},
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+        )
+
+    mine = edit({})
+    assert (mine.returncode, mine.stdout) == (0, ""), mine.stderr
+    other = edit({"LAC_AGENT": "erin"})
+    assert other.returncode == 0
+    denied = json.loads(other.stdout)["hookSpecificOutput"]
+    assert denied["permissionDecision"] == "deny"
+    assert "tester holds core/auth.py on task #1" in denied["permissionDecisionReason"]
+    # Commits: the holder's passes there, another agent's is refused naming it.
+    (path / "core" / "auth.py").write_text("def login():\n    return False\n")
+    git(path, "add", "core/auth.py")
+    refused = subprocess.run(
+        ["git", "commit", "-qm", "erin tries"],
+        cwd=path,
+        env={**env, "LAC_AGENT": "erin"},
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode != 0 and "tester" in refused.stderr, refused.stderr
+    done = subprocess.run(
+        ["git", "commit", "-qm", "the holder's"], cwd=path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert tip(path, "HEAD") != tip(clone, "origin/main")
+
+
+def test_a_named_branch_and_path_with_odd_characters(lac: Lac, clone: Path, tmp_path: Path) -> None:
+    assert lac("task", "add", "Docs").code == 0
+    assert lac("task", "add", "Cont").code == 0
+    odd = tmp_path / "desks here" / "it's a $desk & more"
+    made = lac("claim", "1", "--worktree", str(odd), "--branch", "feat/docs", "--json")
+    assert made.code == 0, made.err
+    assert made.json["desk"]["path"] == str(odd) and made.json["desk"]["branch"] == "feat/docs"
+    assert git(odd, "symbolic-ref", "--short", "HEAD").strip() == "feat/docs"
+    assert tip(odd, "HEAD") == tip(clone, "origin/main")
+    assert (odd / ".env").exists() and (odd / "made-by-setup").exists()
+    # An existing branch is continued at its tip, never reset.
+    git(clone, "branch", "feat/cont", "main")
+    at = tmp_path / "cont"
+    cont = lac("claim", "2", "--worktree", str(at), "--branch", "feat/cont", "--json")
+    assert cont.code == 0, cont.err
+    assert cont.json["desk"]["continued"] is True
+    assert tip(at, "HEAD") == tip(clone, "main") and (at / "ahead").exists()
+    # An empty directory that is there already is a fine PATH.
+    assert lac("task", "add", "Empty").code == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert lac("claim", "3", "--worktree", str(empty)).code == 0
+    assert git(empty, "symbolic-ref", "--short", "HEAD").strip() == "lac/task-3"
+
+
+def test_a_failing_setup_keeps_the_claim_and_the_desk(lac: Lac, clone: Path) -> None:
+    (clone / ".lacconfig").write_text(
+        '[lac "desk"]\n\tsetup = "echo first; echo second >&2; echo last; exit 37"\n'
+    )
+    git(clone, "add", ".lacconfig")
+    git(clone, "commit", "-qm", "failing setup", "--no-verify")
+    git(clone, "push", "-q", "origin", "main")
+    assert lac("task", "add", "Fails").code == 0
+    made = lac("claim", "1", "--worktree", "--json")
+    assert made.code == 1, made.err
+    body = made.json
+    assert body["ok"] is False and body["unfinished"] == "desk_setup"
+    setup = body["desk"]["setup"]
+    assert setup["exit_code"] == 37 and setup["last_lines"] == ["first", "second", "last"]
+    log = Path(setup["log"])
+    assert log.read_text() == "first\nsecond\nlast\n"
+    assert "exited 37" in made.err and str(log) in made.err and "git lac:   last" in made.err
+    assert task(lac, 1)["state"] == "claimed"
+    assert Path(body["desk"]["path"]).is_dir()
+
+
+def test_a_path_that_is_not_empty_is_refused_and_nothing_is_claimed(
+    lac: Lac, clone: Path, tmp_path: Path
+) -> None:
+    assert lac("task", "add", "T").code == 0
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "keep.txt").write_text("mine\n")
+    before = (trees(clone), branches(clone))
+    refused = lac("claim", "1", "--worktree", str(full))
+    assert refused.code == 2 and "not empty" in refused.err
+    assert refused.err.count("\n") == 1
+    assert task(lac, 1)["state"] == "open"
+    assert (trees(clone), branches(clone)) == before
+    assert [p.name for p in full.iterdir()] == ["keep.txt"]
+
+
+def test_a_refused_claim_leaves_no_worktree_and_no_branch(lac: Lac, clone: Path) -> None:
+    assert lac("task", "add", "T").code == 0
+    assert lac("claim", "1", "--as", "erin").code == 0
+    before = (trees(clone), branches(clone))
+    refused = lac("claim", "1", "--worktree", "--json")
+    assert refused.code == 1 and refused.json["refused"]["reason"] == "already_claimed"
+    assert (trees(clone), branches(clone)) == before
+    assert not (clone / ".git" / "lacunari" / "worktrees" / "task-1").exists()
+    nothing = lac("claim", "--next", "--worktree")
+    assert nothing.code == 1 and (trees(clone), branches(clone)) == before
+    # Nor a place on the board: the desk that was never made is no instance.
+    places = lac("instance", "list", "--json").json["instances"]
+    assert not [i for i in places if "task-1" in i["where"]], places
+
+
+def test_a_desk_git_cannot_make_leaves_no_claim(lac: Lac, clone: Path) -> None:
+    assert lac("task", "add", "T").code == 0
+    git(clone, "branch", "lac")  # refs/heads/lac: no lac/task-1 can be made beside it
+    before = (trees(clone), branches(clone))
+    failed = lac("claim", "--next", "--worktree")
+    assert failed.code == 3, failed.err
+    assert "git cannot make the desk" in failed.err
+    assert task(lac, 1)["state"] == "open"
+    assert (trees(clone), branches(clone)) == before
+
+
+def test_hostile_inputs(lac: Lac, clone: Path, tmp_path: Path) -> None:
+    assert lac("task", "add", "T", "--write", "core/auth.py").code == 0
+    before = (trees(clone), branches(clone))
+    inside = lac("claim", "1", "--worktree", str(clone / "sub" / "desk"))
+    assert inside.code == 2 and "inside the working tree" in inside.err
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x\n")
+    not_dir = lac("claim", "1", "--worktree", str(a_file))
+    assert not_dir.code == 2 and "not a directory" in not_dir.err
+    assert a_file.read_text() == "x\n"
+    assert (trees(clone), branches(clone)) == before and task(lac, 1)["state"] == "open"
+    held = lac("claim", "1", "--worktree", str(tmp_path / "on-main"), "--branch", "main")
+    assert held.code == 2 and "checked out at" in held.err
+    assert lac("claim", "1", "--worktree", "--branch", "-x").code == 2
+    assert (trees(clone), branches(clone)) == before and task(lac, 1)["state"] == "open"
+    # A committed copy glob that escapes the tree: refused before any claim.
+    (tmp_path / "secret").write_text("not yours\n")
+    for bad in ("../secret", "/etc/passwd", ".git/config", "core/../../secret"):
+        (clone / ".lacconfig").write_text(f'[lac "desk"]\n\tcopy = {bad}\n')
+        git(clone, "commit", "-qam", f"copy {bad}", "--no-verify")
+        git(clone, "push", "-q", "origin", "main")
+        escaped = lac("claim", "1", "--worktree")
+        assert escaped.code == 2 and "inside the work tree" in escaped.err, (bad, escaped.err)
+        assert (trees(clone), branches(clone)) == before and task(lac, 1)["state"] == "open"
+    # A link whose target is missing: said, no dangling link, the desk made.
+    (clone / ".lacconfig").write_text('[lac "desk"]\n\tlink = vendor/cache\n\tcopy = .env\n')
+    git(clone, "commit", "-qam", "missing link", "--no-verify")
+    git(clone, "push", "-q", "origin", "main")
+    made = lac("claim", "1", "--worktree", "--json")
+    assert made.code == 0, made.err
+    path = Path(made.json["desk"]["path"])
+    assert not os.path.lexists(path / "vendor" / "cache")
+    assert "'vendor/cache' names nothing" in made.err
+    assert made.json["desk"]["notes"] and (path / ".env").exists()
+    # --worktree --as another agent: the desk is that agent's, whoever made it.
+    assert lac("task", "add", "For bob").code == 0
+    bobs = lac("claim", "2", "--worktree", "--as", "bob", "--json")
+    assert bobs.code == 0, bobs.err
+    at = Path(bobs.json["desk"]["path"])
+    assert lac("whoami", "--json", cwd=at).json["agent"] == "bob"
+    assert task(lac, 2)["owner"] == "bob"
+    assert lac("env", cwd=at).out == "LAC_TASK_ID=2\nLAC_AGENT=bob\n"
+
+
+def test_env_without_an_id(lac: Lac, clone: Path) -> None:
+    none = lac("env")
+    assert none.code == 2 and "holds 0 claims here" in none.err
+    assert lac("task", "add", "A").code == 0
+    assert lac("task", "add", "B").code == 0
+    assert lac("claim", "1").code == 0
+    one = lac("env", "--json")
+    assert one.code == 0 and one.json["env"] == {"LAC_TASK_ID": "1", "LAC_AGENT": "tester"}
+    assert lac("claim", "2").code == 0
+    several = lac("env")
+    assert several.code == 2 and "(#1, #2)" in several.err
+    assert lac("release", "2").code == 0
+    over = lac("env", "2")
+    assert over.code == 1 and "task #2 is open" in over.err
+
+
+def test_prune_removes_only_desks_whose_claim_is_over_and_which_are_clean(
+    lac: Lac, clone: Path
+) -> None:
+    for title in ("landed", "modified", "untracked", "live", "released", "staged"):
+        assert lac("task", "add", title).code == 0
+    desk = {}
+    for tid in range(1, 7):
+        made = lac("claim", str(tid), "--worktree", "--json")
+        assert made.code == 0, made.err
+        desk[tid] = Path(made.json["desk"]["path"])
+    # 1: landed: a commit, done (landing), pushed, swept: done.
+    (desk[1] / "landed.txt").write_text("work\n")
+    git(desk[1], "add", "landed.txt")
+    git(desk[1], "commit", "-qm", "the work")
+    assert lac("done", "1", cwd=desk[1]).code == 0
+    git(desk[1], "push", "-q", "origin", "lac/task-1:main")
+    git(clone, "fetch", "-q")
+    assert lac("sweep").code == 0
+    assert task(lac, 1)["state"] == "done"
+    # 2: a modified tracked file; 3: a new untracked file; 6: a staged file only.
+    (desk[2] / "README").write_text("changed\n")
+    (desk[3] / "new.txt").write_text("new\n")
+    (desk[6] / "staged.txt").write_text("staged\n")
+    git(desk[6], "add", "staged.txt")
+    for tid in (2, 3, 5, 6):
+        assert lac("release", str(tid), cwd=desk[tid]).code == 0
+    # 4 stays claimed. Release and done removed no desk.
+    assert all(p.is_dir() for p in desk.values())
+    listed = {d["task"]: d for d in lac("desks", "--json").json["desks"]}
+    assert listed[2]["uncommitted"] == {"modified": 1, "staged": 0, "untracked": 0}
+    assert listed[6]["uncommitted"] == {"modified": 0, "staged": 1, "untracked": 0}
+    assert listed[4]["live"] is True and listed[5]["live"] is False
+    pruned = lac("desks", "--prune", "--json")
+    assert pruned.code == 0, pruned.err
+    gone = {r["task"]: r for r in pruned.json["removed"]}
+    kept = {k["task"]: k["why"] for k in pruned.json["kept"]}
+    assert set(gone) == {1, 5} and set(kept) == {2, 3, 4, 6}
+    assert gone[1]["branch_deleted"] is True and gone[5]["branch_deleted"] is True
+    assert "uncommitted work: 1 modified" in kept[2]
+    assert "1 untracked" in kept[3] and "live" in kept[4] and "1 staged" in kept[6]
+    assert not desk[1].exists() and not desk[5].exists()
+    # A removed desk's link went, not what it pointed to in the main work tree.
+    assert (clone / "node_modules" / "dep.js").read_text() == "// dep\n"
+    assert (clone / ".env").read_text() == "SECRET=from-main\n"
+    assert "lac/task-1" not in branches(clone) and "lac/task-5" not in branches(clone)
+    # The kept ones keep every file and the staged change.
+    assert (desk[2] / "README").read_text() == "changed\n"
+    assert (desk[3] / "new.txt").read_text() == "new\n"
+    assert git(desk[6], "diff", "--cached", "--name-only").split() == ["staged.txt"]
+    assert (desk[4] / ".env").exists()
+    human = lac("desks", "--prune")
+    assert human.code == 0 and human.out.count("kept: ") == 4
+
+
+def test_prune_keeps_a_branch_the_destination_lacks(lac: Lac, clone: Path) -> None:
+    assert lac("task", "add", "Work").code == 0
+    path = Path(lac("claim", "1", "--worktree", "--json").json["desk"]["path"])
+    (path / "w.txt").write_text("w\n")
+    git(path, "add", "w.txt")
+    git(path, "commit", "-qm", "unlanded work")
+    assert lac("release", "1", cwd=path).code == 0
+    pruned = lac("desks", "--prune", "--json")
+    assert [r["branch_deleted"] for r in pruned.json["removed"]] == [False]
+    assert "lac/task-1" in branches(clone) and not path.exists()
+
+
+def test_claim_help_names_the_desk_keys() -> None:
+    out = lac_process(Path.cwd(), "claim", "-h").out
+    for word in ("--worktree", "--branch", "lac.desk.copy", "lac.desk.link", "lac.desk.setup"):
+        assert word in out
+
+
+def test_racing_desk_claims_make_one_desk(lac: Lac, clone: Path) -> None:
+    """Four real processes claim task 1 with a desk each: one wins, one desk
+    and one branch are made, the others are refused and make nothing."""
+    assert lac("task", "add", "Contended").code == 0
+    procs = [
+        subprocess.Popen(
+            [LAC, "claim", "1", "--worktree", "--json", "--as", f"racer-{n}"],
+            cwd=clone,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(4)
+    ]
+    outputs = [p.communicate() for p in procs]
+    answers = [(p.returncode, out, err) for p, (out, err) in zip(procs, outputs, strict=True)]
+    assert [code for code, _, _ in answers].count(0) == 1, answers
+    winner = next(json.loads(out) for code, out, _ in answers if code == 0)
+    for code, out, _ in answers:
+        # Refused by the board, or (the winner's desk made first) by its path.
+        if code == 1:
+            assert json.loads(out)["refused"]["reason"] == "already_claimed"
+        elif code == 2:
+            assert "is there already" in json.loads(out)["error"]["message"]
+        else:
+            assert code == 0, answers
+    assert trees(clone)[1:] == [winner["desk"]["path"]]
+    assert branches(clone) == {"main", "lac/task-1"}
+    assert task(lac, 1)["owner"] == winner["task"]["owner"]
+
+
+def test_a_desk_next_cannot_make_after_its_claim_is_exit_3_and_gives_it_back(
+    lac: Lac, clone: Path
+) -> None:
+    """`claim --next --worktree` learns its task, so its desk's path, only by
+    claiming: a path taken already then gives the claim back, exit 3 (exit 2
+    would say nothing was written)."""
+    assert lac("task", "add", "T").code == 0
+    taken = clone / ".git" / "lacunari" / "worktrees" / "task-1"
+    taken.mkdir(parents=True)
+    (taken / "left.txt").write_text("from before\n")
+    failed = lac("claim", "--next", "--worktree")
+    assert failed.code == 3 and "is there already" in failed.err, failed.err
+    assert "given back" in failed.err
+    assert task(lac, 1)["state"] == "open"
+    assert (taken / "left.txt").read_text() == "from before\n"
+    assert "lac/task-1" not in branches(clone)

@@ -35,15 +35,15 @@ HOOK_TIMEOUT = 60.0
 def agent_checks(repo: Repo) -> list[Found]:
     """One check per harness with an edit entry of ours in any scope."""
     from ..agent_probe import installed, run_entry
-    from ..agents import SETTINGS
+    from ..agents.registry import CHECK_NAMES, installable
 
     found: list[Found] = []
     top = Path(repo.toplevel)
-    for harness in SETTINGS:
+    for harness in installable():
         entries, troubles = installed(harness, top)
         if not entries and not troubles:
             continue
-        name = f"agent {harness.value}"
+        name = f"agent {CHECK_NAMES.get(harness.value, harness.value)}"
         problems = [f"{e.path}: {p}" for e in entries if (p := run_entry(e, top)) is not None]
         facts: dict[str, Any] = {"files": [str(e.path) for e in entries]}
         if not entries:  # nothing of ours to run: a file we cannot read is said, not failed

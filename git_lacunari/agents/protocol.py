@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 class Harness(Enum):
     CLAUDE = "claude-code"
     GEMINI = "gemini"
+    CODEX = "codex"
     GENERIC = "generic"
 
 
@@ -188,3 +189,12 @@ def parse_tool_call(
 def exit_2(request: EditRequest | None, reason: str, line: str) -> Answer:
     """The block form many harnesses share: exit 2, the reason on stderr."""
     return Answer(2, "", [line])
+
+
+def exit_2_answer(allowed: bool, reason: str, notes: list[str]) -> Answer:
+    """Allow: exit 0, nothing on stdout; deny: exit 2 with the reason as the
+    first line of stderr (what the harness hands the agent)."""
+    said = [n for n in notes if not n.startswith("refused: ")]
+    if allowed:
+        return Answer(0, "", said)
+    return Answer(2, "", [reason, *said])

@@ -19,14 +19,20 @@ HARNESS_NAMES = {
     "claude": Harness.CLAUDE,
     "gemini": Harness.GEMINI,
     "gemini-cli": Harness.GEMINI,
+    "codex": Harness.CODEX,
     "generic": Harness.GENERIC,
 }
 # Harness -> its adapter module in this package.
-MODULES = {Harness.CLAUDE: "claude", Harness.GEMINI: "gemini", Harness.GENERIC: "generic"}
+MODULES = {
+    Harness.CLAUDE: "claude",
+    Harness.GEMINI: "gemini",
+    Harness.CODEX: "codex",
+    Harness.GENERIC: "generic",
+}
 # hook_event_name -> harness, for a payload that does not say (no --harness).
 EVENTS = {"PreToolUse": Harness.CLAUDE, "BeforeTool": Harness.GEMINI}
 # The harnesses `hooks install --agent` sets up, in the order the README gives them.
-INSTALLABLE = ("claude-code", "gemini")
+INSTALLABLE = ("claude-code", "gemini", "codex")
 SCOPE_NAMES = ("project", "local", "user")
 # A doctor check is "agent NAME"; where one file serves two harnesses, both are named.
 CHECK_NAMES: dict[str, str] = {}

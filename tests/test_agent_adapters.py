@@ -1,0 +1,369 @@
+"""Every harness adapter, through the real hook process: its payloads (as the
+pinned version ships them), its answers read as that harness reads them, its
+install over the user's own content, and `git lac doctor`'s live probe of it.
+
+Each harness's reading of an answer is written here from its documentation
+and shipped code (the adapter module cites the same sources), not taken from
+the adapter, so an adapter that answers in a form its harness ignores fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from .conftest import Result, git, lac_process
+
+Lac = Callable[..., Result]
+BIN = Path(sys.executable).parent  # this venv's bin: its git-lac
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+HELD = "src/auth.py"
+REASON = "erin holds src/auth.py on task #1; git lac wait src/auth.py"
+Payload = dict[str, Any]
+
+
+def hold(lac: Lac, repo: Path) -> None:
+    """erin holds src/auth.py on task #1; the test's agent (alice) holds nothing."""
+    (repo / "src").mkdir()
+    (repo / "src" / "auth.py").write_text("def login():\n    return False\n")
+    (repo / "src" / "util.py").write_text("x = 1\n")
+    assert lac("task", "add", "auth", "--write", HELD).code == 0
+    assert lac("claim", "1", env={"LAC_AGENT": "erin"}).code == 0
+
+
+def hook(repo: Path, harness: str, data: Payload, cwd: Path | None = None) -> Result:
+    """`git lac guard edit --harness NAME`, a real process, the payload on stdin."""
+    env = {**os.environ, "LAC_AGENT": "alice", "LAC_EDIT_HELPER": "off"}
+    env["PATH"] = f"{BIN}{os.pathsep}{env['PATH']}"
+    proc = subprocess.run(
+        ["git-lac", "guard", "edit", "--harness", harness],
+        cwd=cwd or repo,
+        input=json.dumps(data),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+# --- how each harness reads an answer ----------------------------------------------
+
+
+def exit_2_reads(result: Result) -> str | None:
+    """Codex, Windsurf, Kiro CLI, Qwen Code, Goose: exit 2 blocks with stderr
+    as the reason (an empty stderr is no block in Codex); exit 0 lets it
+    through; any other exit lets it through too (fails open)."""
+    if result.code == 2 and result.err.strip():
+        return result.err.strip().splitlines()[0]
+    return None
+
+
+class Case(NamedTuple):
+    """One harness: its edit payloads, its shell payload, its reading of an answer."""
+
+    edits: Callable[[Path, str], list[tuple[str, Payload]]]  # (tool, payload) for a path
+    shell: Callable[[Path, str], Payload]  # a shell tool's payload, run in the work tree
+    reads: Callable[[Result], str | None]  # the refusal's reason, or None: let through
+    allow_out: str  # stdout when a call is let through
+
+
+# Codex CLI 0.171.0: the payload as its binary's schema `pre-tool-use.command.input`
+# gives it, and as seen running it (HARNESS-NOTES: `cwd` the call's workdir).
+def codex_base(repo: Path) -> Payload:
+    return {
+        "session_id": "s",
+        "turn_id": "t",
+        "transcript_path": None,
+        "cwd": str(repo),
+        "hook_event_name": "PreToolUse",
+        "model": "gpt-5.5",
+        "permission_mode": "workspace-write",
+        "tool_use_id": "call_1",
+    }
+
+
+def codex_patch(*lines: str) -> str:
+    return "\n".join(["*** Begin Patch", *lines, "*** End Patch"]) + "\n"
+
+
+def codex_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    base = codex_base(repo)
+    forms = {
+        "update": codex_patch(
+            f"*** Update File: {path}", "@@", "-    return False", "+    return True"
+        ),
+        "add": codex_patch(f"*** Add File: {path}", "+x = 2"),
+        "delete": codex_patch(f"*** Delete File: {path}"),
+        "move from": codex_patch(f"*** Update File: {path}", "*** Move to: src/moved.py"),
+        "move to": codex_patch("*** Update File: src/util.py", f"*** Move to: {path}"),
+        "two files": codex_patch("*** Add File: docs/new.md", "+hi", f"  *** Update File: {path}"),
+    }
+    return [
+        (f"apply_patch {form}", {**base, "tool_name": "apply_patch", "tool_input": {"command": p}})
+        for form, p in forms.items()
+    ]
+
+
+def codex_shell(repo: Path, command: str) -> Payload:
+    return {**codex_base(repo), "tool_name": "Bash", "tool_input": {"command": command}}
+
+
+CASES: dict[str, Case] = {
+    "codex": Case(codex_edits, codex_shell, exit_2_reads, ""),
+}
+
+
+# --- payloads --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("harness", sorted(CASES))
+def test_each_edit_tool_refuses_a_held_path_naming_its_holder(
+    lac: Lac, repo: Path, harness: str
+) -> None:
+    hold(lac, repo)
+    case = CASES[harness]
+    for path in (HELD, str(repo / HELD)):  # relative to the payload's cwd, and absolute
+        for tool, data in case.edits(repo, path):
+            said = hook(repo, harness, data)
+            assert case.reads(said) == REASON, (tool, path, said)
+            assert "Traceback" not in said.err
+            assert REASON in said.err or REASON in said.out, (tool, said)
+
+
+@pytest.mark.parametrize("harness", sorted(CASES))
+def test_a_free_path_and_a_new_file_go_through_in_the_harness_form(
+    lac: Lac, repo: Path, harness: str
+) -> None:
+    hold(lac, repo)
+    case = CASES[harness]
+    for path in ("src/util.py", str(repo / "src/util.py"), "src/new_file.py", "new/dir/x.py"):
+        assert not path.startswith("new") or not (repo / path).exists()
+        for tool, data in case.edits(repo, path):
+            if "move" in tool or "two files" in tool:
+                continue  # these name the held path on their other side
+            said = hook(repo, harness, data)
+            assert (said.code, said.out.strip(), said.err) == (0, case.allow_out, ""), (tool, said)
+            assert case.reads(said) is None
+
+
+@pytest.mark.parametrize("harness", sorted(CASES))
+def test_the_shell_tool_sed_i_of_a_held_file_is_refused_an_append_to_a_free_one_is_not(
+    lac: Lac, repo: Path, harness: str
+) -> None:
+    hold(lac, repo)
+    case = CASES[harness]
+    said = hook(repo, harness, case.shell(repo, f"sed -i 's/False/True/' {HELD}"))
+    assert case.reads(said) == REASON, said
+    said = hook(repo, harness, case.shell(repo, f"sed -i 's/False/True/' {repo / HELD}"))
+    assert case.reads(said) == REASON, said
+    said = hook(repo, harness, case.shell(repo, "echo note >> notes.txt"))
+    assert (said.code, said.out.strip(), said.err) == (0, case.allow_out, ""), said
+    said = hook(repo, harness, case.shell(repo, "ls src"))
+    assert (said.code, said.out.strip(), said.err) == (0, case.allow_out, ""), said
+
+
+def test_codex_runs_the_shell_in_the_calls_workdir(lac: Lac, repo: Path) -> None:
+    """Codex 0.171.0 sends a call's ``workdir`` as the payload's cwd (seen
+    running it: ``"workdir": "src"`` gave ``"cwd": "<project>/src"``)."""
+    hold(lac, repo)
+    data = {**codex_shell(repo, "sed -i 's/False/True/' auth.py"), "cwd": str(repo / "src")}
+    said = hook(repo, "codex", data, cwd=repo / "src")
+    assert exit_2_reads(said) == "erin holds src/auth.py on task #1; git lac wait auth.py"
+    # apply_patch run through the shell: its paths count too.
+    patch = codex_patch(f"*** Delete File: {HELD}")
+    said = hook(repo, "codex", codex_shell(repo, f"apply_patch <<'EOF'\n{patch}EOF\n"))
+    assert exit_2_reads(said) == REASON, said
+
+
+@pytest.mark.parametrize("harness", sorted(CASES))
+def test_a_malformed_payload_is_refused_in_the_block_form(
+    lac: Lac, repo: Path, harness: str
+) -> None:
+    case = CASES[harness]
+    for raw in ("{not json", "[1]", json.dumps({"hook_event_name": 3})):
+        env = {**os.environ, "LAC_AGENT": "alice", "PATH": f"{BIN}:{os.environ['PATH']}"}
+        proc = subprocess.run(
+            ["git-lac", "guard", "edit", "--harness", harness],
+            cwd=repo,
+            input=raw,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        said = Result(proc.returncode, proc.stdout, proc.stderr)
+        reason = case.reads(said)
+        assert reason is not None and "malformed hook payload" in reason, (raw, said)
+        assert "Traceback" not in said.err and len(said.err.splitlines()) == 1, said
+
+
+# --- installing -------------------------------------------------------------------
+
+
+def is_ours(value: Any) -> bool:
+    return isinstance(value, str) and "git-lac guard edit --harness " in value
+
+
+def our_commands(value: Any) -> list[str]:
+    """Every command of ours in a JSON document (``command``, or Copilot's ``bash``)."""
+    if isinstance(value, dict):
+        found = [v for k, v in value.items() if k in ("command", "bash") and is_ours(v)]
+        return found + [c for v in value.values() for c in our_commands(v)]
+    if isinstance(value, list):
+        return [c for v in value for c in our_commands(v)]
+    return []
+
+
+def strip_ours(value: Any) -> Any:
+    """The document without our entries (and without a group they leave empty)."""
+    if isinstance(value, dict):
+        return {k: strip_ours(v) for k, v in value.items()}
+    if isinstance(value, list):
+        kept = []
+        for item in value:
+            if isinstance(item, dict) and any(is_ours(item.get(k)) for k in ("command", "bash")):
+                continue
+            item = strip_ours(item)
+            if isinstance(item, dict) and item.get("hooks") == [] and "matcher" in item:
+                continue
+            kept.append(item)
+        return kept
+    return value
+
+
+def replace_command(value: Any, new: str) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: new if k in ("command", "bash") and is_ours(v) else replace_command(v, new)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [replace_command(v, new) for v in value]
+    return value
+
+
+class Install(NamedTuple):
+    """Where a harness keeps its hooks; a user's own file there; what fail-closed is."""
+
+    file: str
+    theirs: str
+    event: Callable[[Any], list[Any]]  # our event's list, in the parsed file
+    fail_closed: Callable[[Any], bool] = lambda data: True
+
+
+INSTALLS: dict[str, Install] = {
+    "codex": Install(
+        ".codex/hooks.json",
+        """{
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "^Bash$", "hooks": [{"type": "command", "command": "./audit.sh", "timeout": 5}]}
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "echo done"}]}]
+  }
+}
+""",
+        lambda data: data["hooks"]["PreToolUse"],
+    ),
+}
+
+
+def machine_paths(repo: Path) -> list[str]:
+    return [str(BIN.parent), str(repo), str(Path.home()), sys.prefix, sys.executable]
+
+
+@pytest.mark.parametrize("harness", sorted(INSTALLS))
+def test_install_keeps_theirs_sets_fail_closed_twice_changes_nothing_uninstall_restores(
+    repo: Path, harness: str
+) -> None:
+    spec = INSTALLS[harness]
+    path = repo / spec.file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(spec.theirs)
+    put = lac_process(repo, "hooks", "install", "--agent", harness, "--json")
+    assert put.code == 0, put.err
+    assert put.json["agents"] == [
+        {"harness": harness, "path": str(path), "action": "installed", "scope": "project"}
+    ]
+    text = path.read_text()
+    after = json.loads(text)
+    (command,) = our_commands(after)
+    assert f"git-lac guard edit --harness {harness};" in command
+    assert command.startswith("s=127; command -v git-lac ")  # from PATH
+    assert strip_ours(after) == strip_ours(json.loads(spec.theirs))  # theirs kept, in order
+    ours = [item for item in spec.event(after) if our_commands(item)]
+    assert len(ours) == 1 and spec.fail_closed(ours[0]), ours
+    for where in machine_paths(repo):
+        assert where not in text, where
+    once = path.read_bytes()
+    again = lac_process(repo, "hooks", "install", "--agent", harness, "--json")
+    assert again.json["agents"][0]["action"] == "unchanged", again
+    assert path.read_bytes() == once
+    gone = lac_process(repo, "hooks", "uninstall", "--agent", harness, "--json")
+    assert gone.json["agents"][0]["action"] == "removed", gone
+    assert path.read_text() == spec.theirs  # byte for byte
+    assert lac_process(repo, "hooks", "uninstall", "--agent", harness).code == 0
+
+
+@pytest.mark.parametrize("harness", sorted(INSTALLS))
+def test_a_file_install_creates_goes_with_uninstall(repo: Path, harness: str) -> None:
+    spec = INSTALLS[harness]
+    path = repo / spec.file
+    assert lac_process(repo, "hooks", "install", "--agent", harness).code == 0, harness
+    data = json.loads(path.read_text())
+    assert len(our_commands(data)) == 1
+    assert lac_process(repo, "hooks", "install", "--agent", harness, "--uninstall").code == 0
+    assert not path.exists()
+    top = spec.file.split("/")[0]
+    assert not (repo / top).exists(), f"{top} left behind"
+    assert git(repo, "status", "--porcelain") == ""
+
+
+# --- doctor -----------------------------------------------------------------------
+
+
+def doctor(repo: Path) -> tuple[int, dict[str, Any]]:
+    said = lac_process(repo, "doctor", "--json", env={"GEMINI_CLI_TRUST_WORKSPACE": "true"})
+    assert said.code in (0, 1), said
+    return said.code, {c["check"]: c for c in said.json["checks"]}
+
+
+def check_name(harness: str) -> str:
+    return {"copilot": "agent copilot (VS Code)"}.get(harness, f"agent {harness}")
+
+
+def test_doctor_probes_every_installed_harness_and_fails_a_broken_one_by_name(
+    lac: Lac, repo: Path
+) -> None:
+    assert lac_process(repo, "hooks", "install").code == 0
+    for harness in INSTALLS:
+        assert lac_process(repo, "hooks", "install", "--agent", harness).code == 0, harness
+    code, checks = doctor(repo)
+    for harness in INSTALLS:
+        assert checks[check_name(harness)]["verdict"] == "ok", checks.get(check_name(harness))
+    assert code == 0, {k: v for k, v in checks.items() if v["verdict"] == "fail"}
+    for harness, spec in INSTALLS.items():
+        path = repo / spec.file
+        good = path.read_text()
+        for command, said in (
+            (f"/gone/bin/git-lac guard edit --harness {harness}", "exit 127"),
+            (f"git-lac guard edit --harness generic # git-lac guard edit --harness {harness}",
+             "lets a held path through"),
+        ):  # fmt: skip
+            path.write_text(json.dumps(replace_command(json.loads(good), command)))
+            code, checks = doctor(repo)
+            check = checks[check_name(harness)]
+            assert code == 1 and check["verdict"] == "fail", (harness, check)
+            assert said in check["says"] and str(path) in check["says"], (harness, check)
+            others = [c for n, c in checks.items() if n.startswith("agent ") and c is not check]
+            assert all(c["verdict"] == "ok" for c in others), others
+        path.write_text(good)
+    assert doctor(repo)[0] == 0

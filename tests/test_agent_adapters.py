@@ -116,8 +116,37 @@ def codex_shell(repo: Path, command: str) -> Payload:
     return {**codex_base(repo), "tool_name": "Bash", "tool_input": {"command": command}}
 
 
+# Qwen Code 0.24.4: createBaseInput and firePreToolUseEvent in its bundle.
+def qwen_base(repo: Path) -> Payload:
+    return {
+        "session_id": "s",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(repo),
+        "hook_event_name": "PreToolUse",
+        "timestamp": "2026-12-07T00:00:00.000Z",
+        "permission_mode": "default",
+        "tool_use_id": "call_1",
+    }
+
+
+def qwen_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    base = qwen_base(repo)
+    return [
+        ("write_file", {**base, "tool_name": "write_file",
+                        "tool_input": {"file_path": path, "content": "x"}}),
+        ("edit", {**base, "tool_name": "edit",
+                  "tool_input": {"file_path": path, "old_string": "a", "new_string": "b"}}),
+    ]  # fmt: skip
+
+
+def qwen_shell(repo: Path, command: str) -> Payload:
+    return {**qwen_base(repo), "tool_name": "run_shell_command",
+            "tool_input": {"command": command, "is_background": False}}  # fmt: skip
+
+
 CASES: dict[str, Case] = {
     "codex": Case(codex_edits, codex_shell, exit_2_reads, ""),
+    "qwen": Case(qwen_edits, qwen_shell, exit_2_reads, ""),
 }
 
 
@@ -181,6 +210,16 @@ def test_codex_runs_the_shell_in_the_calls_workdir(lac: Lac, repo: Path) -> None
     patch = codex_patch(f"*** Delete File: {HELD}")
     said = hook(repo, "codex", codex_shell(repo, f"apply_patch <<'EOF'\n{patch}EOF\n"))
     assert exit_2_reads(said) == REASON, said
+
+
+def test_qwen_runs_the_shell_in_its_directory_from_the_project(lac: Lac, repo: Path) -> None:
+    """Qwen Code 0.24.4 resolves run_shell_command's ``directory`` from the
+    project's directory (buildPermissionCheckContext)."""
+    hold(lac, repo)
+    data = qwen_shell(repo, "sed -i 's/False/True/' auth.py")
+    data["tool_input"]["directory"] = "src"
+    said = hook(repo, "qwen", data)
+    assert exit_2_reads(said) == "erin holds src/auth.py on task #1; git lac wait src/auth.py"
 
 
 @pytest.mark.parametrize("harness", sorted(CASES))
@@ -268,6 +307,20 @@ INSTALLS: dict[str, Install] = {
       {"matcher": "^Bash$", "hooks": [{"type": "command", "command": "./audit.sh", "timeout": 5}]}
     ],
     "Stop": [{"hooks": [{"type": "command", "command": "echo done"}]}]
+  }
+}
+""",
+        lambda data: data["hooks"]["PreToolUse"],
+    ),
+    "qwen": Install(
+        ".qwen/settings.json",
+        """{
+  "model": {"name": "qwen3-coder-plus"},
+  "mcpServers": {"docs": {"command": "docs-mcp"}},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./audit.sh"}]}
+    ]
   }
 }
 """,

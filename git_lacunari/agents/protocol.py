@@ -27,6 +27,7 @@ class Harness(Enum):
     CLAUDE = "claude-code"
     GEMINI = "gemini"
     CODEX = "codex"
+    QWEN = "qwen"
     GENERIC = "generic"
 
 

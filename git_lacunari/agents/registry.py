@@ -20,6 +20,8 @@ HARNESS_NAMES = {
     "gemini": Harness.GEMINI,
     "gemini-cli": Harness.GEMINI,
     "codex": Harness.CODEX,
+    "qwen": Harness.QWEN,
+    "qwen-code": Harness.QWEN,
     "generic": Harness.GENERIC,
 }
 # Harness -> its adapter module in this package.
@@ -27,12 +29,13 @@ MODULES = {
     Harness.CLAUDE: "claude",
     Harness.GEMINI: "gemini",
     Harness.CODEX: "codex",
+    Harness.QWEN: "qwen",
     Harness.GENERIC: "generic",
 }
 # hook_event_name -> harness, for a payload that does not say (no --harness).
 EVENTS = {"PreToolUse": Harness.CLAUDE, "BeforeTool": Harness.GEMINI}
 # The harnesses `hooks install --agent` sets up, in the order the README gives them.
-INSTALLABLE = ("claude-code", "gemini", "codex")
+INSTALLABLE = ("claude-code", "gemini", "codex", "qwen")
 SCOPE_NAMES = ("project", "local", "user")
 # A doctor check is "agent NAME"; where one file serves two harnesses, both are named.
 CHECK_NAMES: dict[str, str] = {}

@@ -144,9 +144,51 @@ def qwen_shell(repo: Path, command: str) -> Payload:
             "tool_input": {"command": command, "is_background": False}}  # fmt: skip
 
 
+# Copilot CLI (docs.github.com hooks-configuration): camelCase, toolArgs a JSON string.
+def copilot_camel(repo: Path, tool: str, args: Payload) -> Payload:
+    return {"timestamp": 1704614600000, "cwd": str(repo), "toolName": tool,
+            "toolArgs": json.dumps(args)}  # fmt: skip
+
+
+def copilot_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    vscode = {
+        "timestamp": "2026-12-07T00:00:00.000Z",
+        "hookEventName": "PreToolUse",
+        "sessionId": "s",
+        "transcript_path": "/tmp/t.json",
+        "cwd": str(repo),
+        "tool_name": "editFiles",
+        "tool_input": {"files": [path]},
+        "tool_use_id": "tool-123",
+    }
+    return [
+        ("edit", copilot_camel(repo, "edit", {"path": path, "old_str": "a", "new_str": "b"})),
+        ("create", copilot_camel(repo, "create", {"path": path, "file_text": "x"})),
+        ("VS Code editFiles", vscode),
+        ("VS Code editFiles, two", {**vscode, "tool_input": {"files": ["README", path]}}),
+    ]
+
+
+def copilot_shell(repo: Path, command: str) -> Payload:
+    return copilot_camel(repo, "bash", {"command": command, "description": "d"})
+
+
+def copilot_reads(result: Result) -> str | None:
+    """Copilot CLI: exit 0, permissionDecision deny at the top of stdout's JSON;
+    VS Code: the same inside hookSpecificOutput."""
+    if result.code != 0 or not result.out.strip():
+        return None
+    said = json.loads(result.out)
+    for where in (said, said.get("hookSpecificOutput") or {}):
+        if where.get("permissionDecision") == "deny":
+            return str(where["permissionDecisionReason"])
+    return None
+
+
 CASES: dict[str, Case] = {
     "codex": Case(codex_edits, codex_shell, exit_2_reads, ""),
     "qwen": Case(qwen_edits, qwen_shell, exit_2_reads, ""),
+    "copilot": Case(copilot_edits, copilot_shell, copilot_reads, ""),
 }
 
 
@@ -210,6 +252,26 @@ def test_codex_runs_the_shell_in_the_calls_workdir(lac: Lac, repo: Path) -> None
     patch = codex_patch(f"*** Delete File: {HELD}")
     said = hook(repo, "codex", codex_shell(repo, f"apply_patch <<'EOF'\n{patch}EOF\n"))
     assert exit_2_reads(said) == REASON, said
+
+
+def test_copilot_answers_each_payload_form_in_its_own_form(lac: Lac, repo: Path) -> None:
+    hold(lac, repo)
+    camel = hook(repo, "copilot", copilot_camel(repo, "edit", {"path": HELD}))
+    assert json.loads(camel.out) == {
+        "permissionDecision": "deny",
+        "permissionDecisionReason": REASON,
+    }
+    (_, _, (_, vscode), _) = copilot_edits(repo, HELD)
+    said = json.loads(hook(repo, "vscode", vscode).out)
+    assert said == {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                    "permissionDecision": "deny", "permissionDecisionReason": REASON}}  # fmt: skip
+    claude_form = {"hook_event_name": "PreToolUse", "cwd": str(repo), "tool_name": "create",
+                   "tool_input": {"path": HELD, "file_text": ""}}  # fmt: skip
+    said = json.loads(hook(repo, "copilot", claude_form).out)
+    assert said["hookSpecificOutput"]["permissionDecisionReason"] == REASON
+    # toolArgs as an object (some releases) is read the same.
+    data = {**copilot_camel(repo, "create", {}), "toolArgs": {"path": HELD}}
+    assert copilot_reads(hook(repo, "copilot", data)) == REASON
 
 
 def test_qwen_runs_the_shell_in_its_directory_from_the_project(lac: Lac, repo: Path) -> None:
@@ -311,6 +373,18 @@ INSTALLS: dict[str, Install] = {
 }
 """,
         lambda data: data["hooks"]["PreToolUse"],
+    ),
+    "copilot": Install(
+        ".github/hooks/git-lacunari.json",
+        """{
+  "version": 1,
+  "hooks": {
+    "preToolUse": [{"type": "command", "bash": "./audit.sh", "timeoutSec": 5}],
+    "sessionStart": [{"type": "command", "bash": "echo hi"}]
+  }
+}
+""",
+        lambda data: data["hooks"]["preToolUse"],
     ),
     "qwen": Install(
         ".qwen/settings.json",

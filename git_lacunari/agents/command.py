@@ -30,9 +30,10 @@ EXIT_2 = 'echo "$m" >&2; exit 2'
 
 
 def json_refusal(template: str) -> str:
-    """A fallback that prints ``template`` (JSON with one ``%s`` for the
-    message) on stdout, the message on stderr too, and exits 0."""
-    return f'printf {shlex.quote(template + chr(10))} "$m"; echo "$m" >&2; exit 0'
+    """A fallback that prints ``template`` (JSON with a ``%s`` for the message
+    wherever it goes) on stdout, the message on stderr too, and exits 0."""
+    args = ' "$m"' * template.count("%s")
+    return f'printf {shlex.quote(template + chr(10))}{args}; echo "$m" >&2; exit 0'
 
 
 def hook_command(

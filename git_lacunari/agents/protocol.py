@@ -28,6 +28,7 @@ class Harness(Enum):
     GEMINI = "gemini"
     CODEX = "codex"
     QWEN = "qwen"
+    COPILOT = "copilot"
     GENERIC = "generic"
 
 

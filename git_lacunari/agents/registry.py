@@ -22,6 +22,9 @@ HARNESS_NAMES = {
     "codex": Harness.CODEX,
     "qwen": Harness.QWEN,
     "qwen-code": Harness.QWEN,
+    "copilot": Harness.COPILOT,
+    "copilot-cli": Harness.COPILOT,
+    "vscode": Harness.COPILOT,
     "generic": Harness.GENERIC,
 }
 # Harness -> its adapter module in this package.
@@ -30,15 +33,16 @@ MODULES = {
     Harness.GEMINI: "gemini",
     Harness.CODEX: "codex",
     Harness.QWEN: "qwen",
+    Harness.COPILOT: "copilot",
     Harness.GENERIC: "generic",
 }
 # hook_event_name -> harness, for a payload that does not say (no --harness).
 EVENTS = {"PreToolUse": Harness.CLAUDE, "BeforeTool": Harness.GEMINI}
 # The harnesses `hooks install --agent` sets up, in the order the README gives them.
-INSTALLABLE = ("claude-code", "gemini", "codex", "qwen")
+INSTALLABLE = ("claude-code", "gemini", "codex", "qwen", "copilot")
 SCOPE_NAMES = ("project", "local", "user")
 # A doctor check is "agent NAME"; where one file serves two harnesses, both are named.
-CHECK_NAMES: dict[str, str] = {}
+CHECK_NAMES = {"copilot": "copilot (VS Code)"}
 
 
 def adapter(harness: Harness) -> Adapter:

@@ -136,6 +136,8 @@ def qwen_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
                         "tool_input": {"file_path": path, "content": "x"}}),
         ("edit", {**base, "tool_name": "edit",
                   "tool_input": {"file_path": path, "old_string": "a", "new_string": "b"}}),
+        ("notebook_edit", {**base, "tool_name": "notebook_edit",
+                           "tool_input": {"notebook_path": path, "new_source": "x"}}),
     ]  # fmt: skip
 
 
@@ -144,7 +146,8 @@ def qwen_shell(repo: Path, command: str) -> Payload:
             "tool_input": {"command": command, "is_background": False}}  # fmt: skip
 
 
-# Copilot CLI (docs.github.com hooks-configuration): camelCase, toolArgs a JSON string.
+# Copilot CLI 1.0.102 (HARNESS-NOTES, seen running it; docs.github.com hooks-configuration):
+# camelCase, toolArgs a JSON string as documented (an object in 1.0.102, tested below).
 def copilot_camel(repo: Path, tool: str, args: Payload) -> Payload:
     return {"timestamp": 1704614600000, "cwd": str(repo), "toolName": tool,
             "toolArgs": json.dumps(args)}  # fmt: skip
@@ -166,7 +169,10 @@ def copilot_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
         ("create", copilot_camel(repo, "create", {"path": path, "file_text": "x"})),
         ("VS Code editFiles", vscode),
         ("VS Code editFiles, two", {**vscode, "tool_input": {"files": ["README", path]}}),
-    ]
+        ("PreToolUse Edit", {"hook_event_name": "PreToolUse", "session_id": "s",
+                             "timestamp": "2026-12-07T00:00:00Z", "cwd": str(repo),
+                             "tool_name": "Edit", "tool_input": {"path": path, "old_str": "a"}}),
+    ]  # fmt: skip
 
 
 def copilot_shell(repo: Path, command: str) -> Payload:
@@ -261,7 +267,7 @@ def test_copilot_answers_each_payload_form_in_its_own_form(lac: Lac, repo: Path)
         "permissionDecision": "deny",
         "permissionDecisionReason": REASON,
     }
-    (_, _, (_, vscode), _) = copilot_edits(repo, HELD)
+    vscode = dict(copilot_edits(repo, HELD))["VS Code editFiles"]
     said = json.loads(hook(repo, "vscode", vscode).out)
     assert said == {"hookSpecificOutput": {"hookEventName": "PreToolUse",
                     "permissionDecision": "deny", "permissionDecisionReason": REASON}}  # fmt: skip
@@ -483,7 +489,7 @@ def test_doctor_probes_every_installed_harness_and_fails_a_broken_one_by_name(
         for command, said in (
             (f"/gone/bin/git-lac guard edit --harness {harness}", "exit 127"),
             (f"git-lac guard edit --harness generic # git-lac guard edit --harness {harness}",
-             "lets a held path through"),
+             "exit 1"),
         ):  # fmt: skip
             path.write_text(json.dumps(replace_command(json.loads(good), command)))
             code, checks = doctor(repo)

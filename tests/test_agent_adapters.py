@@ -191,10 +191,42 @@ def copilot_reads(result: Result) -> str | None:
     return None
 
 
+# Cursor (cursor.com/docs/agent/hooks): preToolUse and beforeShellExecution.
+def cursor_base(repo: Path) -> Payload:
+    return {"conversation_id": "c", "generation_id": "g", "model": "m",
+            "cursor_version": "2.0.77", "workspace_roots": [str(repo)]}  # fmt: skip
+
+
+def cursor_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    base = {**cursor_base(repo), "hook_event_name": "preToolUse"}
+    return [
+        ("Write", {**base, "tool_name": "Write",
+                   "tool_input": {"file_path": path, "contents": "x"}}),
+        ("StrReplace", {**base, "tool_name": "StrReplace",
+                        "tool_input": {"path": path, "old_string": "a", "new_string": "b"}}),
+        ("Delete", {**base, "tool_name": "Delete", "tool_input": {"path": path}}),
+    ]  # fmt: skip
+
+
+def cursor_shell(repo: Path, command: str) -> Payload:
+    return {**cursor_base(repo), "hook_event_name": "beforeShellExecution",
+            "command": command, "cwd": str(repo)}  # fmt: skip
+
+
+def cursor_reads(result: Result) -> str | None:
+    """Cursor: permission deny refuses (agent_message the agent's reason);
+    under failClosed, a failed hook (non-zero, or no JSON) refuses too."""
+    if result.code != 0:
+        return f"failed: exit {result.code}"
+    said = json.loads(result.out)
+    return str(said["agent_message"]) if said.get("permission") == "deny" else None
+
+
 CASES: dict[str, Case] = {
     "codex": Case(codex_edits, codex_shell, exit_2_reads, ""),
     "qwen": Case(qwen_edits, qwen_shell, exit_2_reads, ""),
     "copilot": Case(copilot_edits, copilot_shell, copilot_reads, ""),
+    "cursor": Case(cursor_edits, cursor_shell, cursor_reads, "{}"),
 }
 
 
@@ -331,17 +363,18 @@ def our_commands(value: Any) -> list[str]:
 
 def strip_ours(value: Any) -> Any:
     """The document without our entries (and without a group they leave empty)."""
-    if isinstance(value, dict):
-        return {k: strip_ours(v) for k, v in value.items()}
+    if isinstance(value, dict):  # an event list holding only ours goes too
+        stripped = {k: strip_ours(v) for k, v in value.items()}
+        return {k: v for k, v in stripped.items() if v != [] or value[k] == []}
     if isinstance(value, list):
         kept = []
         for item in value:
             if isinstance(item, dict) and any(is_ours(item.get(k)) for k in ("command", "bash")):
                 continue
-            item = strip_ours(item)
-            if isinstance(item, dict) and item.get("hooks") == [] and "matcher" in item:
-                continue
-            kept.append(item)
+            stripped = strip_ours(item)
+            if isinstance(item, dict) and item.get("hooks") and not stripped.get("hooks"):
+                continue  # a group of ours alone
+            kept.append(stripped)
         return kept
     return value
 
@@ -364,6 +397,7 @@ class Install(NamedTuple):
     theirs: str
     event: Callable[[Any], list[Any]]  # our event's list, in the parsed file
     fail_closed: Callable[[Any], bool] = lambda data: True
+    entries: int = 1  # how many entries of ours (Cursor: one per event)
 
 
 INSTALLS: dict[str, Install] = {
@@ -391,6 +425,20 @@ INSTALLS: dict[str, Install] = {
 }
 """,
         lambda data: data["hooks"]["preToolUse"],
+    ),
+    "cursor": Install(
+        ".cursor/hooks.json",
+        """{
+  "version": 1,
+  "hooks": {
+    "beforeShellExecution": [{"command": "./audit.sh"}],
+    "afterFileEdit": [{"command": "npx prettier --write"}]
+  }
+}
+""",
+        lambda data: data["hooks"]["preToolUse"] + data["hooks"]["beforeShellExecution"],
+        lambda entry: entry.get("failClosed") is True,
+        2,
     ),
     "qwen": Install(
         ".qwen/settings.json",
@@ -428,12 +476,14 @@ def test_install_keeps_theirs_sets_fail_closed_twice_changes_nothing_uninstall_r
     ]
     text = path.read_text()
     after = json.loads(text)
-    (command,) = our_commands(after)
+    commands = our_commands(after)
+    assert len(commands) == spec.entries and len(set(commands)) == 1, commands
+    command = commands[0]
     assert f"git-lac guard edit --harness {harness};" in command
     assert command.startswith("s=127; command -v git-lac ")  # from PATH
     assert strip_ours(after) == strip_ours(json.loads(spec.theirs))  # theirs kept, in order
     ours = [item for item in spec.event(after) if our_commands(item)]
-    assert len(ours) == 1 and spec.fail_closed(ours[0]), ours
+    assert len(ours) == spec.entries and all(spec.fail_closed(o) for o in ours), ours
     for where in machine_paths(repo):
         assert where not in text, where
     once = path.read_bytes()
@@ -452,7 +502,7 @@ def test_a_file_install_creates_goes_with_uninstall(repo: Path, harness: str) ->
     path = repo / spec.file
     assert lac_process(repo, "hooks", "install", "--agent", harness).code == 0, harness
     data = json.loads(path.read_text())
-    assert len(our_commands(data)) == 1
+    assert len(our_commands(data)) == spec.entries
     assert lac_process(repo, "hooks", "install", "--agent", harness, "--uninstall").code == 0
     assert not path.exists()
     top = spec.file.split("/")[0]

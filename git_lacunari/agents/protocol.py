@@ -29,6 +29,7 @@ class Harness(Enum):
     CODEX = "codex"
     QWEN = "qwen"
     COPILOT = "copilot"
+    CURSOR = "cursor"
     GENERIC = "generic"
 
 

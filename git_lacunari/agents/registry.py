@@ -25,6 +25,7 @@ HARNESS_NAMES = {
     "copilot": Harness.COPILOT,
     "copilot-cli": Harness.COPILOT,
     "vscode": Harness.COPILOT,
+    "cursor": Harness.CURSOR,
     "generic": Harness.GENERIC,
 }
 # Harness -> its adapter module in this package.
@@ -34,12 +35,13 @@ MODULES = {
     Harness.CODEX: "codex",
     Harness.QWEN: "qwen",
     Harness.COPILOT: "copilot",
+    Harness.CURSOR: "cursor",
     Harness.GENERIC: "generic",
 }
 # hook_event_name -> harness, for a payload that does not say (no --harness).
 EVENTS = {"PreToolUse": Harness.CLAUDE, "BeforeTool": Harness.GEMINI}
 # The harnesses `hooks install --agent` sets up, in the order the README gives them.
-INSTALLABLE = ("claude-code", "gemini", "codex", "qwen", "copilot")
+INSTALLABLE = ("claude-code", "gemini", "codex", "qwen", "copilot", "cursor")
 SCOPE_NAMES = ("project", "local", "user")
 # A doctor check is "agent NAME"; where one file serves two harnesses, both are named.
 CHECK_NAMES = {"copilot": "copilot (VS Code)"}

@@ -222,11 +222,28 @@ def cursor_reads(result: Result) -> str | None:
     return str(said["agent_message"]) if said.get("permission") == "deny" else None
 
 
+# Windsurf (docs.windsurf.com/windsurf/cascade/hooks): agent_action_name and tool_info.
+def windsurf_base() -> Payload:
+    return {"trajectory_id": "t", "execution_id": "e", "timestamp": "2026-12-07T00:00:00Z"}
+
+
+def windsurf_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    info = {"file_path": path, "edits": [{"old_string": "a", "new_string": "b"}]}
+    return [("pre_write_code", {**windsurf_base(), "agent_action_name": "pre_write_code",
+                                "tool_info": info})]  # fmt: skip
+
+
+def windsurf_shell(repo: Path, command: str) -> Payload:
+    return {**windsurf_base(), "agent_action_name": "pre_run_command",
+            "tool_info": {"command_line": command, "cwd": str(repo)}}  # fmt: skip
+
+
 CASES: dict[str, Case] = {
     "codex": Case(codex_edits, codex_shell, exit_2_reads, ""),
     "qwen": Case(qwen_edits, qwen_shell, exit_2_reads, ""),
     "copilot": Case(copilot_edits, copilot_shell, copilot_reads, ""),
     "cursor": Case(cursor_edits, cursor_shell, cursor_reads, "{}"),
+    "windsurf": Case(windsurf_edits, windsurf_shell, exit_2_reads, ""),
 }
 
 
@@ -439,6 +456,18 @@ INSTALLS: dict[str, Install] = {
         lambda data: data["hooks"]["preToolUse"] + data["hooks"]["beforeShellExecution"],
         lambda entry: entry.get("failClosed") is True,
         2,
+    ),
+    "windsurf": Install(
+        ".windsurf/hooks.json",
+        """{
+  "hooks": {
+    "pre_run_command": [{"command": "python3 audit.py", "show_output": true}],
+    "post_write_code": [{"command": "bash format.sh", "show_output": false}]
+  }
+}
+""",
+        lambda data: data["hooks"]["pre_write_code"] + data["hooks"]["pre_run_command"],
+        entries=2,
     ),
     "qwen": Install(
         ".qwen/settings.json",

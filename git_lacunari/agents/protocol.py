@@ -30,6 +30,7 @@ class Harness(Enum):
     QWEN = "qwen"
     COPILOT = "copilot"
     CURSOR = "cursor"
+    WINDSURF = "windsurf"
     GENERIC = "generic"
 
 

@@ -26,6 +26,7 @@ HARNESS_NAMES = {
     "copilot-cli": Harness.COPILOT,
     "vscode": Harness.COPILOT,
     "cursor": Harness.CURSOR,
+    "windsurf": Harness.WINDSURF,
     "generic": Harness.GENERIC,
 }
 # Harness -> its adapter module in this package.
@@ -36,12 +37,13 @@ MODULES = {
     Harness.QWEN: "qwen",
     Harness.COPILOT: "copilot",
     Harness.CURSOR: "cursor",
+    Harness.WINDSURF: "windsurf",
     Harness.GENERIC: "generic",
 }
 # hook_event_name -> harness, for a payload that does not say (no --harness).
 EVENTS = {"PreToolUse": Harness.CLAUDE, "BeforeTool": Harness.GEMINI}
 # The harnesses `hooks install --agent` sets up, in the order the README gives them.
-INSTALLABLE = ("claude-code", "gemini", "codex", "qwen", "copilot", "cursor")
+INSTALLABLE = ("claude-code", "gemini", "codex", "qwen", "copilot", "cursor", "windsurf")
 SCOPE_NAMES = ("project", "local", "user")
 # A doctor check is "agent NAME"; where one file serves two harnesses, both are named.
 CHECK_NAMES = {"copilot": "copilot (VS Code)"}

@@ -238,12 +238,30 @@ def windsurf_shell(repo: Path, command: str) -> Payload:
             "tool_info": {"command_line": command, "cwd": str(repo)}}  # fmt: skip
 
 
+# Kiro CLI (kiro.dev/docs/cli/hooks; aws/amazon-q-developer-cli docs/hooks.md).
+def kiro_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    base = {"hook_event_name": "preToolUse", "cwd": str(repo)}
+    return [
+        (f"fs_write {command}", {**base, "tool_name": "fs_write",
+                                 "tool_input": {"command": command, "path": path, **extra}})
+        for command, extra in (("create", {"file_text": "x"}),
+                               ("str_replace", {"old_str": "a", "new_str": "b"}),
+                               ("append", {"new_str": "c"}))
+    ]  # fmt: skip
+
+
+def kiro_shell(repo: Path, command: str) -> Payload:
+    return {"hook_event_name": "preToolUse", "cwd": str(repo), "tool_name": "execute_bash",
+            "tool_input": {"command": command, "summary": "s"}}  # fmt: skip
+
+
 CASES: dict[str, Case] = {
     "codex": Case(codex_edits, codex_shell, exit_2_reads, ""),
     "qwen": Case(qwen_edits, qwen_shell, exit_2_reads, ""),
     "copilot": Case(copilot_edits, copilot_shell, copilot_reads, ""),
     "cursor": Case(cursor_edits, cursor_shell, cursor_reads, "{}"),
     "windsurf": Case(windsurf_edits, windsurf_shell, exit_2_reads, ""),
+    "kiro": Case(kiro_edits, kiro_shell, exit_2_reads, ""),
 }
 
 
@@ -468,6 +486,23 @@ INSTALLS: dict[str, Install] = {
 """,
         lambda data: data["hooks"]["pre_write_code"] + data["hooks"]["pre_run_command"],
         entries=2,
+    ),
+    "kiro": Install(
+        ".kiro/agents/git-lacunari.json",
+        """{
+  "name": "git-lacunari",
+  "description": "mine",
+  "tools": ["fs_read", "fs_write", "execute_bash"],
+  "allowedTools": ["fs_read"],
+  "hooks": {
+    "agentSpawn": [{"command": "git status"}],
+    "preToolUse": [{"matcher": "execute_bash", "command": "./audit.sh"}]
+  }
+}
+""",
+        lambda data: data["hooks"]["preToolUse"],
+        lambda entry: entry.get("cache_ttl_seconds") == 0,
+        4,
     ),
     "qwen": Install(
         ".qwen/settings.json",

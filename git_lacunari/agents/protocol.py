@@ -31,6 +31,7 @@ class Harness(Enum):
     COPILOT = "copilot"
     CURSOR = "cursor"
     WINDSURF = "windsurf"
+    KIRO = "kiro"
     GENERIC = "generic"
 
 

@@ -27,6 +27,8 @@ HARNESS_NAMES = {
     "vscode": Harness.COPILOT,
     "cursor": Harness.CURSOR,
     "windsurf": Harness.WINDSURF,
+    "kiro": Harness.KIRO,
+    "kiro-cli": Harness.KIRO,
     "generic": Harness.GENERIC,
 }
 # Harness -> its adapter module in this package.
@@ -38,12 +40,13 @@ MODULES = {
     Harness.COPILOT: "copilot",
     Harness.CURSOR: "cursor",
     Harness.WINDSURF: "windsurf",
+    Harness.KIRO: "kiro",
     Harness.GENERIC: "generic",
 }
 # hook_event_name -> harness, for a payload that does not say (no --harness).
 EVENTS = {"PreToolUse": Harness.CLAUDE, "BeforeTool": Harness.GEMINI}
 # The harnesses `hooks install --agent` sets up, in the order the README gives them.
-INSTALLABLE = ("claude-code", "gemini", "codex", "qwen", "copilot", "cursor", "windsurf")
+INSTALLABLE = ("claude-code", "gemini", "codex", "qwen", "copilot", "cursor", "windsurf", "kiro")
 SCOPE_NAMES = ("project", "local", "user")
 # A doctor check is "agent NAME"; where one file serves two harnesses, both are named.
 CHECK_NAMES = {"copilot": "copilot (VS Code)"}

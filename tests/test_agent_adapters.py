@@ -255,6 +255,23 @@ def kiro_shell(repo: Path, command: str) -> Payload:
             "tool_input": {"command": command, "summary": "s"}}  # fmt: skip
 
 
+# Goose (block/goose crates/goose/src/hooks/types.rs HookInvocation).
+def goose_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    base = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(repo),
+            "tool_name": "developer__text_editor", "manual_compact": False}  # fmt: skip
+    return [
+        (f"text_editor {command}", {**base, "tool_input": {"command": command, "path": path, **x}})
+        for command, x in (("write", {"file_text": "x"}),
+                           ("str_replace", {"old_str": "a", "new_str": "b"}),
+                           ("insert", {"insert_line": 1, "new_str": "c"}))
+    ]  # fmt: skip
+
+
+def goose_shell(repo: Path, command: str) -> Payload:
+    return {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(repo),
+            "tool_name": "developer__shell", "tool_input": {"command": command}}  # fmt: skip
+
+
 CASES: dict[str, Case] = {
     "codex": Case(codex_edits, codex_shell, exit_2_reads, ""),
     "qwen": Case(qwen_edits, qwen_shell, exit_2_reads, ""),
@@ -262,6 +279,7 @@ CASES: dict[str, Case] = {
     "cursor": Case(cursor_edits, cursor_shell, cursor_reads, "{}"),
     "windsurf": Case(windsurf_edits, windsurf_shell, exit_2_reads, ""),
     "kiro": Case(kiro_edits, kiro_shell, exit_2_reads, ""),
+    "goose": Case(goose_edits, goose_shell, exit_2_reads, ""),
 }
 
 
@@ -345,6 +363,14 @@ def test_copilot_answers_each_payload_form_in_its_own_form(lac: Lac, repo: Path)
     # toolArgs as an object (some releases) is read the same.
     data = {**copilot_camel(repo, "create", {}), "toolArgs": {"path": HELD}}
     assert copilot_reads(hook(repo, "copilot", data)) == REASON
+
+
+def test_goose_reads_nothing_into_a_view(lac: Lac, repo: Path) -> None:
+    hold(lac, repo)
+    data = goose_edits(repo, HELD)[0][1]
+    data["tool_input"] = {"command": "view", "path": HELD}
+    said = hook(repo, "goose", data)
+    assert (said.code, said.out, said.err) == (0, "", "")
 
 
 def test_qwen_runs_the_shell_in_its_directory_from_the_project(lac: Lac, repo: Path) -> None:
@@ -503,6 +529,20 @@ INSTALLS: dict[str, Install] = {
         lambda data: data["hooks"]["preToolUse"],
         lambda entry: entry.get("cache_ttl_seconds") == 0,
         4,
+    ),
+    "goose": Install(
+        ".agents/plugins/git-lacunari/hooks/hooks.json",
+        """{
+  "hooks": {
+    "PreToolUse": [{"matcher": "developer__shell",
+                    "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 5}]}],
+    "SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]
+  }
+}
+""",
+        lambda data: [h for g in data["hooks"]["PreToolUse"] for h in g["hooks"]],
+        lambda entry: entry.get("on_failure") == "block",
+        2,
     ),
     "qwen": Install(
         ".qwen/settings.json",

@@ -32,6 +32,7 @@ class Harness(Enum):
     CURSOR = "cursor"
     WINDSURF = "windsurf"
     KIRO = "kiro"
+    GOOSE = "goose"
     GENERIC = "generic"
 
 

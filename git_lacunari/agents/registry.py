@@ -29,6 +29,7 @@ HARNESS_NAMES = {
     "windsurf": Harness.WINDSURF,
     "kiro": Harness.KIRO,
     "kiro-cli": Harness.KIRO,
+    "goose": Harness.GOOSE,
     "generic": Harness.GENERIC,
 }
 # Harness -> its adapter module in this package.
@@ -41,12 +42,23 @@ MODULES = {
     Harness.CURSOR: "cursor",
     Harness.WINDSURF: "windsurf",
     Harness.KIRO: "kiro",
+    Harness.GOOSE: "goose",
     Harness.GENERIC: "generic",
 }
 # hook_event_name -> harness, for a payload that does not say (no --harness).
 EVENTS = {"PreToolUse": Harness.CLAUDE, "BeforeTool": Harness.GEMINI}
 # The harnesses `hooks install --agent` sets up, in the order the README gives them.
-INSTALLABLE = ("claude-code", "gemini", "codex", "qwen", "copilot", "cursor", "windsurf", "kiro")
+INSTALLABLE = (
+    "claude-code",
+    "gemini",
+    "codex",
+    "qwen",
+    "copilot",
+    "cursor",
+    "windsurf",
+    "kiro",
+    "goose",
+)
 SCOPE_NAMES = ("project", "local", "user")
 # A doctor check is "agent NAME"; where one file serves two harnesses, both are named.
 CHECK_NAMES = {"copilot": "copilot (VS Code)"}

@@ -272,6 +272,36 @@ def goose_shell(repo: Path, command: str) -> Payload:
             "tool_name": "developer__shell", "tool_input": {"command": command}}  # fmt: skip
 
 
+# Cline CLI 3.0.65 (HARNESS-NOTES: the payload seen running it) and the extension's tools.
+def cline_payload(repo: Path, tool: str, args: Payload) -> Payload:
+    return {
+        "clineVersion": "", "timestamp": "2026-12-07T00:00:00Z", "taskId": "conv_1",
+        "workspaceRoots": [str(repo)], "userId": "unknown", "hookName": "tool_call",
+        "tool_call": {"id": "call_1", "name": tool, "input": args},
+        "preToolUse": {"toolName": tool, "parameters": {
+            k: v if isinstance(v, str) else json.dumps(v) for k, v in args.items()}},
+    }  # fmt: skip
+
+
+def cline_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    extension = cline_payload(repo, "write_to_file", {"path": path, "content": "x"})
+    del extension["tool_call"]  # the extension sends preToolUse alone
+    return [
+        ("editor", cline_payload(repo, "editor", {"path": path, "new_text": "x"})),
+        ("extension write_to_file", extension),
+    ]
+
+
+def cline_shell(repo: Path, command: str) -> Payload:
+    return cline_payload(repo, "run_commands", {"commands": ["ls", command]})
+
+
+def cline_reads(result: Result) -> str | None:
+    """Cline: stdout's JSON, cancel true refuses; the exit code is ignored."""
+    said = json.loads(result.out) if result.out.strip() else {}
+    return str(said["errorMessage"]) if said.get("cancel") is True else None
+
+
 CASES: dict[str, Case] = {
     "codex": Case(codex_edits, codex_shell, exit_2_reads, ""),
     "qwen": Case(qwen_edits, qwen_shell, exit_2_reads, ""),
@@ -280,6 +310,7 @@ CASES: dict[str, Case] = {
     "windsurf": Case(windsurf_edits, windsurf_shell, exit_2_reads, ""),
     "kiro": Case(kiro_edits, kiro_shell, exit_2_reads, ""),
     "goose": Case(goose_edits, goose_shell, exit_2_reads, ""),
+    "cline": Case(cline_edits, cline_shell, cline_reads, '{"cancel": false}'),
 }
 
 
@@ -653,4 +684,101 @@ def test_doctor_probes_every_installed_harness_and_fails_a_broken_one_by_name(
             others = [c for n, c in checks.items() if n.startswith("agent ") and c is not check]
             assert all(c["verdict"] == "ok" for c in others), others
         path.write_text(good)
+    assert doctor(repo)[0] == 0
+
+
+# --- Cline: a hook file of ours, and the user's own kept beside it --------------------
+
+
+def run_cline_hook(repo: Path, data: Payload, path: str | None = None) -> Result:
+    """The hook as Cline 3.0.65 runs a ``#!/bin/sh`` file: ``sh FILE``, cwd the workspace."""
+    env = {**os.environ, "LAC_AGENT": "alice", "LAC_EDIT_HELPER": "off"}
+    env["PATH"] = path or f"{BIN}:{SYSTEM_PATH}"
+    proc = subprocess.run(["sh", str(repo / ".clinerules/hooks/PreToolUse")], cwd=repo,
+                          input=json.dumps(data), env=env, capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+THEIRS_CLINE = """#!/bin/sh
+# the user's own hook: refuse writing .env, log every call
+input=$(cat)
+echo "$input" >> "$(dirname "$0")/calls.log"
+case $input in *'.env'*) echo '{"cancel": true, "errorMessage": "no .env edits"}'; exit 0;; esac
+echo '{"cancel": false}'
+"""
+
+
+def test_cline_keeps_the_users_own_hook_runs_it_first_and_gives_it_back(
+    lac: Lac, repo: Path
+) -> None:
+    hold(lac, repo)
+    hooks = repo / ".clinerules/hooks"
+    hooks.mkdir(parents=True)
+    theirs = hooks / "PreToolUse"
+    theirs.write_text(THEIRS_CLINE)
+    theirs.chmod(0o750)
+    put = lac_process(repo, "hooks", "install", "--agent", "cline", "--json")
+    assert put.code == 0 and put.json["agents"][0]["action"] == "installed", put
+    assert (hooks / "PreToolUse.legacy").read_text() == THEIRS_CLINE
+    text = theirs.read_text()
+    assert text.startswith("#!/bin/sh\n") and os.access(theirs, os.X_OK)
+    assert "git-lac guard edit --harness cline;" in text
+    for where in machine_paths(repo):
+        assert where not in text, where
+    # Theirs first: its own refusal stands; then ours refuses a held path; a free one goes.
+    said = run_cline_hook(repo, cline_payload(repo, "editor", {"path": ".env"}))
+    assert cline_reads(said) == "no .env edits"
+    said = run_cline_hook(repo, cline_payload(repo, "editor", {"path": HELD}))
+    assert cline_reads(said) == REASON, said
+    said = run_cline_hook(repo, cline_payload(repo, "editor", {"path": "src/util.py"}))
+    assert (said.out.strip(), said.err) == ('{"cancel": false}', ""), said
+    assert len((hooks / "calls.log").read_text().splitlines()) == 3  # it saw every call
+    # Without git-lac on PATH: a cancel saying how to get out, never a silent pass.
+    said = run_cline_hook(repo, cline_payload(repo, "editor", {"path": "src/util.py"}), SYSTEM_PATH)
+    reason = cline_reads(said)
+    assert reason is not None and "git-lac is not on PATH" in reason, said
+    (hooks / "calls.log").unlink()
+    once = theirs.read_bytes()
+    again = lac_process(repo, "hooks", "install", "--agent", "cline", "--json")
+    assert again.json["agents"][0]["action"] == "unchanged" and theirs.read_bytes() == once
+    gone = lac_process(repo, "hooks", "uninstall", "--agent", "cline", "--json")
+    assert gone.json["agents"][0]["action"] == "removed", gone
+    assert theirs.read_text() == THEIRS_CLINE and (theirs.stat().st_mode & 0o777) == 0o750
+    assert sorted(p.name for p in hooks.iterdir()) == ["PreToolUse"]
+
+
+def test_cline_install_without_a_hook_of_theirs_goes_entirely_and_refuses_a_clash(
+    repo: Path,
+) -> None:
+    assert lac_process(repo, "hooks", "install", "--agent", "cline").code == 0
+    assert (repo / ".clinerules/hooks/PreToolUse").is_file()
+    assert lac_process(repo, "hooks", "uninstall", "--agent", "cline").code == 0
+    assert not (repo / ".clinerules").exists()
+    hooks = repo / ".clinerules/hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "PreToolUse").write_text(THEIRS_CLINE)
+    (hooks / "PreToolUse.legacy").write_text("#!/bin/sh\n")
+    said = lac_process(repo, "hooks", "install", "--agent", "cline")
+    assert said.code == 2 and "nothing was changed" in said.err and said.err.count("\n") == 1
+    assert (hooks / "PreToolUse").read_text() == THEIRS_CLINE
+
+
+def test_doctor_probes_cline_as_it_runs_the_file(lac: Lac, repo: Path) -> None:
+    assert lac_process(repo, "hooks", "install").code == 0
+    assert lac_process(repo, "hooks", "install", "--agent", "cline").code == 0
+    code, checks = doctor(repo)
+    assert code == 0 and checks["agent cline"]["verdict"] == "ok", checks["agent cline"]
+    path = repo / ".clinerules/hooks/PreToolUse"
+    good = path.read_text()
+    for broken in (
+        good.replace("command -v git-lac", "command -v /gone/bin/git-lac", 1),
+        good.replace("--harness cline;", "--harness generic;", 1),
+    ):
+        assert broken != good
+        path.write_text(broken)
+        code, checks = doctor(repo)
+        assert code == 1 and checks["agent cline"]["verdict"] == "fail", checks["agent cline"]
+        assert str(path) in checks["agent cline"]["says"]
+    path.write_text(good)
     assert doctor(repo)[0] == 0

@@ -33,6 +33,7 @@ class Harness(Enum):
     WINDSURF = "windsurf"
     KIRO = "kiro"
     GOOSE = "goose"
+    CLINE = "cline"
     GENERIC = "generic"
 
 

@@ -30,6 +30,7 @@ HARNESS_NAMES = {
     "kiro": Harness.KIRO,
     "kiro-cli": Harness.KIRO,
     "goose": Harness.GOOSE,
+    "cline": Harness.CLINE,
     "generic": Harness.GENERIC,
 }
 # Harness -> its adapter module in this package.
@@ -43,6 +44,7 @@ MODULES = {
     Harness.WINDSURF: "windsurf",
     Harness.KIRO: "kiro",
     Harness.GOOSE: "goose",
+    Harness.CLINE: "cline",
     Harness.GENERIC: "generic",
 }
 # hook_event_name -> harness, for a payload that does not say (no --harness).
@@ -58,6 +60,7 @@ INSTALLABLE = (
     "windsurf",
     "kiro",
     "goose",
+    "cline",
 )
 SCOPE_NAMES = ("project", "local", "user")
 # A doctor check is "agent NAME"; where one file serves two harnesses, both are named.

@@ -302,6 +302,39 @@ def cline_reads(result: Result) -> str | None:
     return str(said["errorMessage"]) if said.get("cancel") is True else None
 
 
+# OpenCode 1.18.33: what our plugin sends git-lac, tool.execute.before's input and output.args.
+def opencode_call(repo: Path, tool: str, args: Payload) -> Payload:
+    return {"tool": tool, "sessionID": "ses_1", "callID": "call_1", "args": args, "cwd": str(repo)}
+
+
+def opencode_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    patches = {
+        "update": codex_patch(f"*** Update File: {path}", "@@", "-a", "+b"),
+        "delete": codex_patch(f"*** Delete File: {path}"),
+        "move from": codex_patch(f"*** Update File: {path}", "*** Move to: src/moved.py"),
+    }
+    return [
+        ("write", opencode_call(repo, "write", {"filePath": path, "content": "x"})),
+        ("edit", opencode_call(repo, "edit", {"filePath": path, "oldString": "a",
+                                              "newString": "b", "replaceAll": False})),
+        *((f"apply_patch {form}", opencode_call(repo, "apply_patch", {"patchText": patch}))
+          for form, patch in patches.items()),
+    ]  # fmt: skip
+
+
+def opencode_shell(repo: Path, command: str) -> Payload:
+    return opencode_call(repo, "bash", {"command": command, "description": "d"})
+
+
+def opencode_reads(result: Result) -> str | None:
+    """Our plugin: a non-zero exit or output that is not JSON throws; a deny
+    throws its reason; anything else returns (the tool runs)."""
+    if result.code != 0:
+        return f"throws: exit {result.code}"
+    said = json.loads(result.out)
+    return str(said["reason"]) if said.get("decision") == "deny" else None
+
+
 CASES: dict[str, Case] = {
     "codex": Case(codex_edits, codex_shell, exit_2_reads, ""),
     "qwen": Case(qwen_edits, qwen_shell, exit_2_reads, ""),
@@ -311,6 +344,7 @@ CASES: dict[str, Case] = {
     "kiro": Case(kiro_edits, kiro_shell, exit_2_reads, ""),
     "goose": Case(goose_edits, goose_shell, exit_2_reads, ""),
     "cline": Case(cline_edits, cline_shell, cline_reads, '{"cancel": false}'),
+    "opencode": Case(opencode_edits, opencode_shell, opencode_reads, "{}"),
 }
 
 
@@ -780,5 +814,127 @@ def test_doctor_probes_cline_as_it_runs_the_file(lac: Lac, repo: Path) -> None:
         code, checks = doctor(repo)
         assert code == 1 and checks["agent cline"]["verdict"] == "fail", checks["agent cline"]
         assert str(path) in checks["agent cline"]["says"]
+    path.write_text(good)
+    assert doctor(repo)[0] == 0
+
+
+# --- OpenCode: the plugin, under Bun, called as OpenCode's loader calls it -------------
+
+
+def bun() -> str:
+    import shutil
+
+    for found in (os.environ.get("LAC_TEST_BUN"), shutil.which("bun"),
+                  "/tmp/bun/node_modules/.bin/bun"):  # fmt: skip
+        if found and os.access(found, os.X_OK):
+            return found
+    pytest.skip("no bun: npm install --prefix /tmp/bun bun, or LAC_TEST_BUN=PATH")
+
+
+# As opencode 1.18.33's loader: import each plugin module, call every exported
+# function with the context, and await its "tool.execute.before" with
+# (input {tool, sessionID, callID}, output {args}) before the tool runs.
+LOADER = """
+const [file, directory, tool, args] = process.argv.slice(2)
+const mod = await import(file)
+const results = []
+for (const make of Object.values(mod)) {
+  if (typeof make !== "function") continue
+  const hooks = await make({ client: {}, project: {}, worktree: directory, directory, $: null })
+  try {
+    await hooks["tool.execute.before"]({ tool, sessionID: "ses_1", callID: "call_1" },
+                                        { args: JSON.parse(args) })
+    results.push({ threw: false })
+  } catch (e) {
+    results.push({ threw: true, message: String(e.message) })
+  }
+}
+console.log(JSON.stringify(results))
+"""
+
+
+def under_bun(repo: Path, tool: str, args: Payload, path: str | None = None) -> dict[str, Any]:
+    runner = repo.parent / "loader.mjs"
+    runner.write_text(LOADER)
+    env = {**os.environ, "LAC_AGENT": "alice", "LAC_EDIT_HELPER": "off"}
+    env["PATH"] = path or f"{BIN}:{SYSTEM_PATH}"
+    plugin = repo / ".opencode/plugins/git-lacunari.ts"
+    argv = [bun(), str(runner), str(plugin), str(repo), tool, json.dumps(args)]
+    proc = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    (result,) = json.loads(proc.stdout)
+    return dict(result)
+
+
+def test_the_opencode_plugin_under_bun_throws_the_holder_and_lets_free_calls_run(
+    lac: Lac, repo: Path
+) -> None:
+    hold(lac, repo)
+    assert lac_process(repo, "hooks", "install", "--agent", "opencode").code == 0
+    said = under_bun(repo, "edit", {"filePath": HELD, "oldString": "a", "newString": "b"})
+    assert said == {"threw": True, "message": REASON}
+    patch = codex_patch("*** Add File: docs/new.md", "+x", f"*** Delete File: {HELD}")
+    assert under_bun(repo, "apply_patch", {"patchText": patch}) == {
+        "threw": True,
+        "message": REASON,
+    }
+    bash = {"command": "sed -i 's/False/True/' auth.py", "workdir": "src"}
+    assert under_bun(repo, "bash", bash)["message"] == (
+        "erin holds src/auth.py on task #1; git lac wait src/auth.py"
+    )
+    assert under_bun(repo, "write", {"filePath": str(repo / "src/new.py")}) == {"threw": False}
+    assert under_bun(repo, "bash", {"command": "echo x >> notes.txt"}) == {"threw": False}
+    assert under_bun(repo, "read", {"filePath": HELD}) == {"threw": False}
+    # No git-lac on PATH: the plugin throws, saying how to get out.
+    gone = under_bun(repo, "write", {"filePath": "src/util.py"}, SYSTEM_PATH)
+    assert gone["threw"] and "git-lac is not on PATH" in gone["message"], gone
+
+
+def test_opencode_install_keeps_other_plugins_and_refuses_a_file_not_ours(repo: Path) -> None:
+    plugins = repo / ".opencode/plugins"
+    plugins.mkdir(parents=True)
+    (plugins / "mine.ts").write_text("export const Mine = async () => ({})\n")
+    (repo / ".opencode/opencode.json").write_text('{"model": "x/y"}\n')
+    put = lac_process(repo, "hooks", "install", "--agent", "opencode", "--json")
+    assert put.code == 0 and put.json["agents"][0]["action"] == "installed", put
+    ours = plugins / "git-lacunari.ts"
+    text = ours.read_text()
+    assert "git-lac guard edit --harness opencode;" in text
+    for where in machine_paths(repo):
+        assert where not in text, where
+    once = ours.read_bytes()
+    again = lac_process(repo, "hooks", "install", "--agent", "opencode", "--json")
+    assert again.json["agents"][0]["action"] == "unchanged" and ours.read_bytes() == once
+    assert lac_process(repo, "hooks", "uninstall", "--agent", "opencode").code == 0
+    assert sorted(p.name for p in plugins.iterdir()) == ["mine.ts"]
+    assert (repo / ".opencode/opencode.json").read_text() == '{"model": "x/y"}\n'
+    (plugins / "mine.ts").unlink()
+    (repo / ".opencode/opencode.json").unlink()
+    assert lac_process(repo, "hooks", "install", "--agent", "opencode").code == 0
+    assert lac_process(repo, "hooks", "uninstall", "--agent", "opencode").code == 0
+    assert not (repo / ".opencode").exists()
+    plugins.mkdir(parents=True)
+    ours.write_text("export const Theirs = async () => ({})\n")
+    said = lac_process(repo, "hooks", "install", "--agent", "opencode")
+    assert said.code == 2 and "not git-lacunari's plugin; nothing was changed" in said.err
+    assert ours.read_text() == "export const Theirs = async () => ({})\n"
+
+
+def test_doctor_probes_the_opencode_plugins_command(lac: Lac, repo: Path) -> None:
+    assert lac_process(repo, "hooks", "install").code == 0
+    assert lac_process(repo, "hooks", "install", "--agent", "opencode").code == 0
+    code, checks = doctor(repo)
+    assert code == 0 and checks["agent opencode"]["verdict"] == "ok", checks["agent opencode"]
+    path = repo / ".opencode/plugins/git-lacunari.ts"
+    good = path.read_text()
+    for broken in (
+        good.replace("command -v git-lac", "command -v /gone/bin/git-lac", 1),
+        good.replace("--harness opencode;", "--harness generic;", 1),
+    ):
+        assert broken != good
+        path.write_text(broken)
+        code, checks = doctor(repo)
+        assert code == 1 and checks["agent opencode"]["verdict"] == "fail", checks
+        assert str(path) in checks["agent opencode"]["says"]
     path.write_text(good)
     assert doctor(repo)[0] == 0

@@ -34,6 +34,7 @@ class Harness(Enum):
     KIRO = "kiro"
     GOOSE = "goose"
     CLINE = "cline"
+    OPENCODE = "opencode"
     GENERIC = "generic"
 
 

@@ -31,6 +31,7 @@ HARNESS_NAMES = {
     "kiro-cli": Harness.KIRO,
     "goose": Harness.GOOSE,
     "cline": Harness.CLINE,
+    "opencode": Harness.OPENCODE,
     "generic": Harness.GENERIC,
 }
 # Harness -> its adapter module in this package.
@@ -45,6 +46,7 @@ MODULES = {
     Harness.KIRO: "kiro",
     Harness.GOOSE: "goose",
     Harness.CLINE: "cline",
+    Harness.OPENCODE: "opencode",
     Harness.GENERIC: "generic",
 }
 # hook_event_name -> harness, for a payload that does not say (no --harness).
@@ -61,6 +63,7 @@ INSTALLABLE = (
     "kiro",
     "goose",
     "cline",
+    "opencode",
 )
 SCOPE_NAMES = ("project", "local", "user")
 # A doctor check is "agent NAME"; where one file serves two harnesses, both are named.

@@ -696,10 +696,11 @@ def test_doctor_probes_every_installed_harness_and_fails_a_broken_one_by_name(
     lac: Lac, repo: Path
 ) -> None:
     assert lac_process(repo, "hooks", "install").code == 0
-    for harness in INSTALLS:
+    every = [*INSTALLS, "cline", "opencode", "claude-code", "gemini"]
+    for harness in every:
         assert lac_process(repo, "hooks", "install", "--agent", harness).code == 0, harness
     code, checks = doctor(repo)
-    for harness in INSTALLS:
+    for harness in every:
         assert checks[check_name(harness)]["verdict"] == "ok", checks.get(check_name(harness))
     assert code == 0, {k: v for k, v in checks.items() if v["verdict"] == "fail"}
     for harness, spec in INSTALLS.items():
@@ -938,3 +939,29 @@ def test_doctor_probes_the_opencode_plugins_command(lac: Lac, repo: Path) -> Non
         assert str(path) in checks["agent opencode"]["says"]
     path.write_text(good)
     assert doctor(repo)[0] == 0
+
+
+# --- harnesses that cannot refuse an edit ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("agent", "name"),
+    [("aider", "Aider"), ("continue", "Continue"), ("roo-code", "Roo Code"),
+     ("kiro-ide", "Kiro IDE"), ("amp", "Amp")],
+)  # fmt: skip
+def test_an_unguarded_harness_writes_nothing_and_says_what_covers_it(
+    repo: Path, agent: str, name: str
+) -> None:
+    before = sorted(p.name for p in repo.iterdir())
+    for argv in (["--agent", agent], ["--agent", "claude-code", "--agent", agent]):
+        said = lac_process(repo, "hooks", "install", *argv)
+        assert said.code == 2, said
+        (line,) = said.err.splitlines()
+        assert line.startswith(f"git lac: {name} has no hook git-lacunari can install: ")
+        assert (
+            "it cannot refuse an edit; MCP and the commit, push and server guards cover it" in line
+        )
+        assert (
+            sorted(p.name for p in repo.iterdir()) == before
+        )  # nothing written, not even Claude's
+    assert git(repo, "status", "--porcelain") == ""

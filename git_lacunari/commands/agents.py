@@ -71,13 +71,25 @@ def agent_hooks(
 ) -> Result:
     """Install or remove the edit hook (and the SessionStart probe) in each
     agent harness's settings of one scope (default: the project's)."""
-    from ..agents.registry import HARNESS_NAMES, INSTALLABLE, SCOPE_NAMES, adapter
+    from ..agents.registry import (
+        HARNESS_NAMES,
+        INSTALLABLE,
+        SCOPE_NAMES,
+        UNGUARDED,
+        UNGUARDED_WHY,
+        adapter,
+    )
 
     scope = scope or "project"
     if scope not in SCOPE_NAMES:
         raise InvalidInput(f"unknown scope {scope!r}; use one of {', '.join(SCOPE_NAMES)}")
     chosen = []
     for name in agents:
+        if name.lower() in UNGUARDED:
+            raise InvalidInput(
+                f"{UNGUARDED[name.lower()]} has no hook git-lacunari can install: {UNGUARDED_WHY} "
+                "(git lac hooks install; git lac mcp); nothing was changed"
+            )
         harness = HARNESS_NAMES.get(name.lower())
         if harness is None or harness.value not in INSTALLABLE:
             raise InvalidInput(f"unknown agent {name!r}; supported: {', '.join(INSTALLABLE)}")

@@ -688,6 +688,41 @@ def doctor(repo: Path) -> tuple[int, dict[str, Any]]:
     return said.code, {c["check"]: c for c in said.json["checks"]}
 
 
+def trust_codex(repo: Path) -> None:
+    """What trusting the project and its hook in Codex 0.171.0 writes to
+    ~/.codex/config.toml (HARNESS-NOTES: the hash equals `codex app-server`'s
+    hooks/list currentHash): sha256 of the hook's canonical JSON, keyed by
+    FILE:pre_tool_use:GROUP:HANDLER."""
+    import hashlib
+
+    path = repo / ".codex/hooks.json"
+    lines = [f'[projects."{repo}"]', 'trust_level = "trusted"']
+    for g, group in enumerate(json.loads(path.read_text())["hooks"]["PreToolUse"]):
+        for h, hook in enumerate(group["hooks"]):
+            canonical = {"event_name": "pre_tool_use", "matcher": group["matcher"],
+                         "hooks": [{"async": False, "timeout": 600, **hook}]}  # fmt: skip
+            text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            lines += [f'[hooks.state."{path}:pre_tool_use:{g}:{h}"]',
+                      f'trusted_hash = "sha256:{digest}"']  # fmt: skip
+    (Path.home() / ".codex").mkdir(exist_ok=True)
+    (Path.home() / ".codex/config.toml").write_text("\n".join(lines) + "\n")
+
+
+def test_doctor_warns_while_codex_has_not_trusted_the_project_or_its_hook(
+    lac: Lac, repo: Path
+) -> None:
+    assert lac_process(repo, "hooks", "install", "--agent", "codex").code == 0
+    check = doctor(repo)[1]["agent codex"]
+    assert check["verdict"] == "warn" and "does not trust" in check["says"], check
+    trust_codex(repo)
+    assert doctor(repo)[1]["agent codex"]["verdict"] == "ok"
+    config = Path.home() / ".codex/config.toml"
+    config.write_text(config.read_text().replace("sha256:", "sha256:0"))  # another hook's hash
+    check = doctor(repo)[1]["agent codex"]
+    assert check["verdict"] == "warn" and "has not trusted the hook" in check["says"], check
+
+
 def check_name(harness: str) -> str:
     return {"copilot": "agent copilot (VS Code)"}.get(harness, f"agent {harness}")
 
@@ -699,6 +734,7 @@ def test_doctor_probes_every_installed_harness_and_fails_a_broken_one_by_name(
     every = [*INSTALLS, "cline", "opencode", "claude-code", "gemini"]
     for harness in every:
         assert lac_process(repo, "hooks", "install", "--agent", harness).code == 0, harness
+    trust_codex(repo)
     code, checks = doctor(repo)
     for harness in every:
         assert checks[check_name(harness)]["verdict"] == "ok", checks.get(check_name(harness))

@@ -12,7 +12,7 @@ path as git finds a repository (:func:`judged_groups`); whose agent asks is
 told by the harness's project directory. A directory (or a root) is refused
 when another agent holds anything under it.
 
-The answer, in the harness's own protocol (:mod:`git_lacunari.agents`):
+The answer, in the harness's own protocol (its adapter, :mod:`git_lacunari.agents`):
 
 - a path another agent holds: refused, naming holder and task, and how to
   wait (``dana holds core/auth.py on task #12; git lac wait core/auth.py``);
@@ -36,15 +36,8 @@ import sys
 from enum import Enum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .agents import (
-    HARNESS_NAMES,
-    MAX_PAYLOAD,
-    Answer,
-    EditRequest,
-    Harness,
-    MalformedPayload,
-    answer,
-)
+from .agents.protocol import MAX_PAYLOAD, Answer, EditRequest, Harness, MalformedPayload
+from .agents.registry import HARNESS_NAMES, adapter
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -447,9 +440,7 @@ def _trouble(repo: Repo, exc: Exception) -> Decision:
 def project_dir(request: EditRequest, cwd: str) -> str:
     """Whose agent asks: the harness's project directory (the environment it
     runs the hook with), else the payload's cwd, else the hook's own."""
-    from .agents import PROJECT_DIRS
-
-    name = PROJECT_DIRS.get(request.harness)
+    name = adapter(request.harness).PROJECT_DIR
     for given in (os.environ.get(name) if name else None, request.cwd):
         if given and os.path.isdir(os.path.join(cwd, given)):
             return os.path.join(cwd, given)
@@ -464,10 +455,9 @@ def targets(request: EditRequest, project: str) -> list[Target]:
     project root)."""
     given = [Target(os.path.join(request.cwd, p)) for p in request.paths]
     if request.shell is not None:
-        from .agents import Harness
         from .shell_writes import write_targets
 
-        base = project if request.harness is Harness.GEMINI else request.cwd
+        base = project if request.dir_from_project else request.cwd
         shell_cwd = os.path.join(base, request.shell_dir or "")
         given += [_target(found) for found in write_targets(request.shell, shell_cwd)]
     return given
@@ -539,7 +529,7 @@ def guard_edit(
     if not as_json:
         return found[0]
     _, allowed, reason, body, notes = found
-    return answer(Harness.GENERIC, allowed=allowed, reason=reason, body=body, notes=notes)
+    return adapter(Harness.GENERIC).render(None, allowed, reason, body, notes)
 
 
 Found = tuple[Answer, bool, str, dict[str, Any], list[str]]
@@ -552,9 +542,13 @@ def _answer(
     reason: str = "",
     body: dict[str, Any] | None = None,
     notes: list[str] | None = None,
+    request: EditRequest | None = None,
 ) -> Found:
     given = dict(body or {"checked": [], "locked": []})
-    said = answer(harness, allowed=allowed, reason=reason, body=given, notes=notes)
+    said_notes = list(notes or [])
+    if not allowed:
+        said_notes.append(f"refused: {reason}")
+    said = adapter(harness).render(request, allowed, reason, given, said_notes)
     return said, allowed, reason, given, list(notes or [])
 
 
@@ -571,7 +565,7 @@ def _harness(name: str | None) -> Harness | None:
 
 
 def _guard_edit(harness_name: str | None, stdin: str | bytes, cwd: str) -> Found:
-    from .agents import parse_payload
+    from .agents.registry import parse_payload
     from .errors import LacError
 
     harness = _harness(harness_name)
@@ -591,7 +585,7 @@ def _guard_edit(harness_name: str | None, stdin: str | bytes, cwd: str) -> Found
         from .edge import messages
 
         line = "; ".join(messages(exc))
-        return _blocked(request.harness, line, line)
+        return _blocked(request.harness, line, line, request)
 
 
 def _judged(request: EditRequest, cwd: str) -> Found:
@@ -611,9 +605,11 @@ def _judged(request: EditRequest, cwd: str) -> Found:
         if not decision.allowed:
             body = {"checked": checked, "locked": locked}
             said = decision.reason
-            return _answer(request.harness, allowed=False, reason=said, body=body, notes=notes)
+            return _answer(
+                request.harness, allowed=False, reason=said, body=body, notes=notes, request=request
+            )
     body = {"checked": checked, "locked": locked}
-    return _answer(request.harness, allowed=True, body=body, notes=notes)
+    return _answer(request.harness, allowed=True, body=body, notes=notes, request=request)
 
 
 def _judge(group: Group, asking: Place | None, cwd: str) -> Decision:
@@ -666,31 +662,33 @@ def _skipped(harness: Harness) -> Found:
     return _answer(harness, allowed=True, notes=["git lac: edit guard skipped (LAC_GUARD=off)"])
 
 
-def _blocked(harness: Harness | None, reason: str, line: str | None = None) -> Found:
-    """A refusal in the harness's block form, with one line on stderr
-    (``line``, default ``refused: REASON``): Claude Code, exit 2 (stderr is
-    the reason it shows Claude); Gemini CLI, its deny JSON; the generic
-    protocol, refused (exit 1). No harness known: exit 2, which blocks in both."""
+def _blocked(
+    harness: Harness | None,
+    reason: str,
+    line: str | None = None,
+    request: EditRequest | None = None,
+) -> Found:
+    """A refusal in the harness's fail-closed form (its adapter's
+    ``blocked``), with one line on stderr (``line``, default ``refused:
+    REASON``): Claude Code, exit 2 (stderr is the reason it shows Claude);
+    Gemini CLI, its deny JSON; the generic protocol, refused (exit 1). No
+    harness known: exit 2, the block form most harnesses share."""
     from .text import shown
 
     reason = shown(reason)  # one line, whatever the reason holds
     line = shown(line) if line is not None else f"refused: {reason}"
-    if harness is Harness.CLAUDE or harness is None:
+    if harness is None:
         return Answer(2, "", [line]), False, reason, {}, []
-    if harness is Harness.GEMINI:
-        import json
-
-        said = json.dumps({"decision": "deny", "reason": reason})
-        return Answer(0, said, [line]), False, reason, {}, []
-    return _answer(harness, allowed=False, reason=reason)
+    said = adapter(harness).blocked(request, reason, line)
+    body: dict[str, Any] = {} if harness is not Harness.GENERIC else {"checked": [], "locked": []}
+    return said, False, reason, body, []
 
 
 def _malformed(harness: Harness, why: str, cwd: str) -> Found:
     """``lac.edit.malformed`` of the hook's own directory (deny when it is in
     no repository, or says nothing): refused, or let through with a line."""
-    from .agents import PROJECT_DIRS
-
-    project = os.environ.get(PROJECT_DIRS.get(harness, ""), "")
+    name = adapter(harness).PROJECT_DIR
+    project = os.environ.get(name, "") if name else ""
     place = where(project if project and os.path.isdir(project) else cwd)
     repo = locate(place) if place else None
     choice = _policy(repo, "lac.edit.malformed", Malformed, "deny") if repo else Malformed.DENY

@@ -24,7 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from git_lacunari import edit_guard
-from git_lacunari.agents import Harness, MalformedPayload, parse_payload
+from git_lacunari.agents.protocol import Harness, MalformedPayload
+from git_lacunari.agents.registry import parse_payload
 
 from .conftest import Result, git
 

@@ -1,7 +1,7 @@
 """`git lac guard edit`, fed the payloads each harness documents, as a real process.
 
 The payload shapes and field names are the harnesses' own (see the sources
-cited in git_lacunari/agents.py): Claude Code's PreToolUse (``tool_name``,
+cited in git_lacunari/agents/): Claude Code's PreToolUse (``tool_name``,
 ``tool_input.file_path`` / ``notebook_path`` / ``command``, ``cwd``,
 ``hook_event_name``), Gemini CLI's BeforeTool (``write_file``, ``replace``,
 ``run_shell_command``), and the generic ``{"paths": [...]}``. Every test

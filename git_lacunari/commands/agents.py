@@ -38,11 +38,12 @@ def guard_probe(session: Session, harness_name: str) -> Result:
     import json
 
     from ..agent_probe import guard_state
-    from ..agents import HARNESS_NAMES, INSTALLABLE, SETTINGS, probe_said
+    from ..agents.registry import HARNESS_NAMES
+    from ..agents.session_probe import PROBES, probe_said
 
     harness = HARNESS_NAMES.get(harness_name.lower())
-    if harness not in SETTINGS:
-        raise InvalidInput(f"unknown harness {harness_name!r}; use one of {', '.join(INSTALLABLE)}")
+    if harness is None or harness.value not in PROBES:
+        raise InvalidInput(f"unknown harness {harness_name!r}; use one of {', '.join(PROBES)}")
     text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     try:
         given = json.loads(text) if text.strip() else {}
@@ -52,7 +53,7 @@ def guard_probe(session: Session, harness_name: str) -> Result:
     if not isinstance(cwd, str) or not os.path.isdir(cwd):
         cwd = os.getcwd()
     on, said = guard_state(harness, cwd)
-    print(probe_said(harness, said, tell_user=not on), flush=True)
+    print(probe_said(said, tell_user=not on), flush=True)
     return Result(shown=True)
 
 
@@ -70,15 +71,13 @@ def agent_hooks(
 ) -> Result:
     """Install or remove the edit hook (and the SessionStart probe) in each
     agent harness's settings of one scope (default: the project's)."""
-    from ..agents import (
+    from ..agents.registry import (
         HARNESS_NAMES,
         INSTALLABLE,
         SCOPE_NAMES,
-        SCOPES,
-        SETTINGS,
-        check_settings,
-        install_settings,
-        uninstall_settings,
+        UNGUARDED,
+        UNGUARDED_WHY,
+        adapter,
     )
 
     scope = scope or "project"
@@ -86,25 +85,31 @@ def agent_hooks(
         raise InvalidInput(f"unknown scope {scope!r}; use one of {', '.join(SCOPE_NAMES)}")
     chosen = []
     for name in agents:
+        if name.lower() in UNGUARDED:
+            raise InvalidInput(
+                f"{UNGUARDED[name.lower()]} has no hook git-lacunari can install: {UNGUARDED_WHY} "
+                "(git lac hooks install; git lac mcp); nothing was changed"
+            )
         harness = HARNESS_NAMES.get(name.lower())
-        if harness not in SETTINGS:
+        if harness is None or harness.value not in INSTALLABLE:
             raise InvalidInput(f"unknown agent {name!r}; supported: {', '.join(INSTALLABLE)}")
-        if scope not in SCOPES[harness]:
-            has = " and ".join(SCOPES[harness])
+        scopes = adapter(harness).SCOPES
+        if scope not in scopes:
+            has = " and ".join(scopes)
             raise InvalidInput(
                 f"{harness.value} has no {scope} scope (it reads {has} settings): "
-                f"use --scope {' or --scope '.join(SCOPES[harness])}; nothing was changed"
+                f"use --scope {' or --scope '.join(scopes)}; nothing was changed"
             )
         chosen.append(harness)
     top = None if scope == "user" else session.repo.toplevel
     backups = _backups(session, scope)
     unique = list(dict.fromkeys(chosen))
     for harness in unique:  # every file readable before any is written
-        check_settings(harness, scope, top)
+        adapter(harness).check(scope, top)
     changes = [
-        uninstall_settings(h, scope, top, backups)
+        adapter(h).uninstall(scope, top, backups)
         if remove
-        else install_settings(h, scope, top, backups)
+        else adapter(h).install(scope, top, backups)
         for h in unique
     ]
     return Result(

@@ -26,6 +26,13 @@ from .options import CONTEXT, common
     is_flag=True,
     help="My agent name holds it from another working tree: move it here (recorded).",
 )
+@click.option(
+    "--resource",
+    "resources",
+    multiple=True,
+    metavar="NAME[:N]",
+    help="Also needs N (default 1) values of resource pool NAME, granted with the claim.",
+)
 @common
 def claim(
     session: Session,
@@ -38,6 +45,7 @@ def claim(
     wait: str | None,
     stale_after: str | None,
     take_over: bool,
+    resources: tuple[str, ...],
 ) -> Result:
     """Claim task ID (or --next in a lane) with its path locks, atomically.
 
@@ -49,6 +57,12 @@ def claim(
     change, and says what it passed over (lac.next.avoid: prefer, strict,
     off). A task on what your own landing work changed is taken as a free
     one, and the claim names that landing line to start the work from.
+
+    A task that needs resource values (task add --needs-resource, or
+    --resource here) is granted that many distinct free values of each
+    pool in the claim's transaction, or refused whole (resource_unavailable);
+    --next passes such a task over. They are freed when the claim ends:
+    release, done (landing too), task cancel, expiry.
     """
     if next_ == (task_id is not None):
         raise click.UsageError("give a task ID or --next, not both")
@@ -57,6 +71,11 @@ def claim(
         raise click.UsageError("--wait goes with --next")
     if take_over and next_:
         raise click.UsageError("--take-over goes with a task ID")
+    if resources and next_:
+        raise click.UsageError(
+            "--resource goes with a task ID; a task's own needs (task add --needs-resource) "
+            "go with --next"
+        )
     wait_s = parse_duration(wait) if wait is not None else None
     return claims.claim(
         session,
@@ -68,6 +87,7 @@ def claim(
         stale=stale,
         wait=wait_s,
         take_over=take_over,
+        resources=resources,
     )
 
 

@@ -41,8 +41,10 @@ def claim(
     stale: float | None,
     wait: float | None,
     take_over: bool,
+    resources: tuple[str, ...] = (),
 ) -> Result:
-    """``stale`` and ``wait``: durations already parsed (seconds, or None)."""
+    """``stale`` and ``wait``: durations already parsed (seconds, or None);
+    ``resources``: ``NAME[:N]`` more the task needs (a claim by id)."""
     board = session.board()
     if next_:
         avoid = _avoid_policy(session)
@@ -69,6 +71,7 @@ def claim(
             reads=reads,
             stale_after=stale,
             take_over=take_over,
+            resources=resources,
         )
     for tid, branch, tip in _track_moves(session):
         if tid == got.task.id:  # a None branch keeps the one recorded
@@ -81,6 +84,8 @@ def claim(
             "passed_over": [
                 {"task": m.task, "meets": m.meets, "landing": m.mine} for m in got.passed_over
             ],
+            # this claim's own values: never another's, nor the pool's
+            "resources": [v.to_json() for v in got.resources],
             "start_from": [
                 {"task": line.task, "branch": line.branch, "tip": line.tip, "holder": line.holder}
                 for line in got.start_from

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from .errors import InvalidInput
 from .identity import validate_name
+from .model import ResourceValue
 
 # How many values one pool may hold (a grant counts a pool's free values);
 # PostgreSQL's lac_pool_cap() says the same.
@@ -123,11 +124,11 @@ def parse_needs(given: Iterable[str]) -> list[tuple[str, int]]:
     return sorted(needs.items())
 
 
-def resource_env(values: Iterable[tuple[str, str]]) -> dict[str, str]:
+def resource_env(values: Iterable[ResourceValue | tuple[str, str]]) -> dict[str, str]:
     """A claim's granted values as environment variables.
 
-    ``values``: ``(pool, value)`` pairs, each pool's in the order granted
-    (:meth:`Board.claim_resources` gives them so). Each pool ``name`` gives
+    ``values``: what :meth:`Board.claim_resources` returns (or ``(pool,
+    value)`` pairs), each pool's in the order granted. Each pool ``name`` gives
     ``LAC_<NAME>`` = its first value; a pool with several values also gives
     ``LAC_<NAME>_0``, ``LAC_<NAME>_1``… for each in order::
 
@@ -141,7 +142,8 @@ def resource_env(values: Iterable[tuple[str, str]]) -> dict[str, str]:
     variables meet. The values are returned as they are: quoting them for a
     shell is the caller's (``shlex.quote``)."""
     by_pool: dict[str, list[str]] = {}
-    for name, value in values:
+    for item in values:
+        name, value = (item.name, item.value) if isinstance(item, ResourceValue) else item
         by_pool.setdefault(name, []).append(value)
     env: dict[str, str] = {}
     for name, held in by_pool.items():

@@ -460,3 +460,64 @@ def test_the_command_line_and_a_real_git_repository_agree(repo: Path) -> None:
     assert lac_inprocess(repo, "init").code == 0
     made: Result = lac_process(repo, "resource", "add", "port", "8100-8101")
     assert made.code == 0 and made.out.strip() == "pool port: 2 added"
+
+
+def test_ready_says_what_claim_next_would_pass_over(lac: Any) -> None:
+    lac("resource", "add", "db", "app_1")
+    lac("task", "add", "first", "--needs-resource", "db", "--priority", "2")
+    lac("task", "add", "second", "--needs-resource", "db", "--priority", "1")
+    lac("task", "add", "plain")
+    ready = lac("ready", "--json").json
+    assert [t["id"] for t in ready["ready"]] == [1, 2, 3]
+    assert lac("claim", "1", "--as", "ann").code == 0
+    ready = lac("ready", "--json").json
+    assert [t["id"] for t in ready["ready"]] == [3]
+    (blocked,) = ready["blocked"]
+    assert blocked["task"]["id"] == 2
+    assert blocked["refused"] == {
+        "reason": "resource_unavailable",
+        "task": 2,
+        "resource": "db",
+        "wanted": 1,
+        "free": 0,
+        "total": 1,
+    }
+    assert "needs 1 db; pool 'db' has 0 free of 1" in lac("ready").out
+
+
+def test_the_database_writes_the_pool_history_of_a_direct_caller(pg_server: str) -> None:
+    """Called directly, with no event written by the caller (team mode: an
+    agent with its own login): the grant and the freeing are on the record,
+    with the values, written by the database."""
+    from .team_fixtures import team_board
+
+    with team_board(pg_server) as crew:
+        boss = crew.open(crew.add("boss", kind="admin"))
+        boss.resource_add("port", ["8100-8102"])
+        bob = crew.add("bob")
+        with psycopg.connect(crew.url_of(bob), autocommit=True) as conn:
+            conn.execute(f'SET search_path = "{crew.board}"')
+            row = conn.execute("SELECT lac_api_insert_task('a', '', 'l', 0, '[]', NULL)")
+            task = row.fetchone()[0]  # type: ignore[index]
+            conn.execute("SELECT lac_api_insert_task_resource(%s, 'port', 2)", (task,))
+            conn.execute("SELECT * FROM lac_api_claim(%s, NULL, 'i', 60)", (task,))
+            got = conn.execute("SELECT * FROM lac_api_grant_resources(%s, NULL, 'i')", (task,))
+            assert got.fetchall() == [("port", "8100"), ("port", "8101")]
+            again = conn.execute("SELECT * FROM lac_api_grant_resources(%s, NULL, 'i')", (task,))
+            assert again.fetchall() == []  # it holds what it needs: nothing more
+            conn.execute("SELECT * FROM lac_api_release(%s, %s, NULL)", (task, bob))
+        events = crew.admin_store.conn.execute(
+            "SELECT kind, agent, detail FROM lac_events WHERE task_id = %s ORDER BY id", (task,)
+        ).fetchall()
+        two = [{"name": "port", "value": "8100"}, {"name": "port", "value": "8101"}]
+        assert [(e["kind"], e["agent"]) for e in events] == [
+            ("created", bob),
+            ("edited", bob),
+            ("claimed", bob),
+            ("granted", bob),
+            ("freed", bob),  # in the release's own statement, before it says so
+            ("released", bob),
+        ]
+        assert events[3]["detail"] == {"resources": two}
+        assert events[4]["detail"] == {"holder": bob, "resources": two}
+        boss.store.close()

@@ -514,6 +514,7 @@ class Claims(Tasks):
         )
         tasks = [Task.from_row(row) for row in page]
         self._fill_details(tasks)
+        short = self._resource_shortfalls([int(r["id"]) for r in page if r["claimable"]])
         judged: list[tuple[Task, Refused | None]] = []
         for row, task in zip(page, tasks, strict=True):
             if not row["claimable"]:
@@ -521,7 +522,7 @@ class Claims(Tasks):
                 judged.append((task, self._why_not(task.id, task, deps)))
                 continue
             conflicts = self._conflicts(task.paths) if task.paths else []
-            judged.append((task, PathLocked(conflicts) if conflicts else None))
+            judged.append((task, PathLocked(conflicts) if conflicts else short.get(task.id)))
         last = (
             (int(page[-1]["priority"]), float(page[-1]["created_at"]), int(page[-1]["id"]))
             if page

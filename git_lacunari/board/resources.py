@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from ..errors import InvalidInput, ResourceHeld, ResourceUnavailable
 from ..model import EventKind, ResourceValue
 from ..pools import POOL_CAP, parse_needs, parse_values, validate_pool_name
+from ..store import Row
 from .grants import Grants
 from .validate import validate_task_id
 
@@ -60,6 +61,17 @@ class PoolChange:
     name: str
     changed: list[str]  # added, or removed
     unchanged: list[str]  # added: already in the pool
+
+
+def _short(task_id: int, need: Row) -> ResourceUnavailable | None:
+    """One need (``resource_needs``' row): refused, when its pool has too few
+    free values for what the claim still lacks."""
+    wanted, held, free = int(need["wanted"]), int(need["held"]), int(need["free"])
+    if held + free >= wanted:
+        return None
+    return ResourceUnavailable(
+        task=task_id, resource=str(need["name"]), wanted=wanted, free=free, total=int(need["total"])
+    )
 
 
 class Resources(Grants):
@@ -214,16 +226,23 @@ class Resources(Grants):
         holds the grant lock (:meth:`_serialize_grants`), so the answer
         stands until it commits."""
         for row in self.store.all("resource_needs", task_id=task_id):
-            wanted, held, free = int(row["wanted"]), int(row["held"]), int(row["free"])
-            if held + free < wanted:
-                return ResourceUnavailable(
-                    task=task_id,
-                    resource=str(row["name"]),
-                    wanted=wanted,
-                    free=free,
-                    total=int(row["total"]),
-                )
+            short = _short(task_id, row)
+            if short is not None:
+                return short
         return None
+
+    def _resource_shortfalls(self, task_ids: Sequence[int]) -> dict[int, ResourceUnavailable]:
+        """:meth:`_resource_shortfall` of many tasks, in one query (``ready``:
+        what ``claim --next`` would pass over), for those that fall short."""
+        found: dict[int, ResourceUnavailable] = {}
+        if not task_ids:
+            return found
+        for row in self.store.all("tasks_resource_needs", ids=json.dumps(sorted(set(task_ids)))):
+            task = int(row["task_id"])
+            short = None if task in found else _short(task, row)
+            if short is not None:
+                found[task] = short
+        return found
 
     def _grant_resources(self, task_id: int) -> list[ResourceValue]:
         """Grant our claim of ``task_id`` what it still lacks of each pool it

@@ -132,6 +132,7 @@ QueryName = Literal[
     "task_resource_needs",
     "task_resources",
     "tasks_details",
+    "tasks_resource_needs",
     "team_admin_rights",
     "team_create_group_ddl",
     "team_create_login_ddl",

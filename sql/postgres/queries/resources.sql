@@ -44,6 +44,17 @@ SELECT n.name, n.count AS wanted,
  WHERE n.task_id = :task_id
  ORDER BY n.name
 
+-- name: tasks_resource_needs
+-- resource_needs of many tasks (:ids, JSON) in one query: what `ready` says.
+SELECT n.task_id, n.name, n.count AS wanted,
+       (SELECT count(*) FROM lac_resources h WHERE h.name = n.name AND h.task_id = n.task_id)
+           AS held,
+       (SELECT count(*) FROM lac_resources f WHERE f.name = n.name AND f.task_id IS NULL) AS free,
+       (SELECT count(*) FROM lac_resources a WHERE a.name = n.name) AS total
+  FROM lac_task_resources n
+ WHERE n.task_id IN (SELECT v::bigint FROM jsonb_array_elements_text(:ids::jsonb) AS v)
+ ORDER BY n.task_id, n.name
+
 -- name: grant_resources
 SELECT * FROM lac_api_grant_resources(:task_id::bigint, :agent, :instance)
 

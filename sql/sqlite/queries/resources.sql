@@ -54,6 +54,17 @@ SELECT n.name, n.count AS wanted,
  WHERE n.task_id = :task_id
  ORDER BY n.name
 
+-- name: tasks_resource_needs
+-- resource_needs of many tasks (:ids, JSON) in one query: what `ready` says.
+SELECT n.task_id, n.name, n.count AS wanted,
+       (SELECT count(*) FROM lac_resources h WHERE h.name = n.name AND h.task_id = n.task_id)
+           AS held,
+       (SELECT count(*) FROM lac_resources f WHERE f.name = n.name AND f.task_id IS NULL) AS free,
+       (SELECT count(*) FROM lac_resources a WHERE a.name = n.name) AS total
+  FROM lac_task_resources n
+ WHERE n.task_id IN (SELECT value FROM json_each(:ids))
+ ORDER BY n.task_id, n.name
+
 -- name: grant_resources
 -- What our claim (here, not landing) still lacks of each pool it needs: the
 -- first free values in the pool's order. The board checked there are enough.

@@ -521,3 +521,17 @@ def test_the_database_writes_the_pool_history_of_a_direct_caller(pg_server: str)
         assert events[3]["detail"] == {"resources": two}
         assert events[4]["detail"] == {"holder": bob, "resources": two}
         boss.store.close()
+
+
+def test_a_claim_taken_over_keeps_its_values(boards: Boards) -> None:
+    from git_lacunari.identity import Identity
+
+    here = boards("ann")
+    here.resource_add("port", ["8100"])
+    task = here.add_task("serve", resources=["port"])
+    assert _values(here, here.claim(task.id).task.id) == ["8100"]
+    moved = Board(boards.store(), Identity("ann", "test", (), "test", "elsewhere", "h:/x"))
+    got = moved.claim(task.id, take_over=True)
+    assert got.taken_from is not None and [v.value for v in got.resources] == ["8100"]
+    assert _values(here, task.id) == ["8100"]  # one holder, one value: nothing granted twice
+    assert [p.free for p in here.resource_pools()] == [0]

@@ -197,10 +197,13 @@ class Claims(Tasks):
         values (the one take-over of `claim --take-over` and `instance
         adopt`), naming where it was."""
         current, was = self._take_over(task_id, previous)
+        # Its values move with it (they are the task's); a move grants
+        # nothing unless ``needs`` (claim --resource) asks, so a pool emptied
+        # meanwhile never refuses a move.
         claim = self._finish_claim(
-            {**current, "has_paths": True, "has_resources": True}, extra, again=True, needs=needs
+            {**current, "has_paths": True, "has_resources": False}, extra, again=True, needs=needs
         )
-        return dataclasses.replace(claim, taken_from=was)
+        return dataclasses.replace(claim, taken_from=was, resources=self._held(task_id))
 
     def _take_over(self, task_id: int, previous: str | None) -> tuple[dict[str, Any], str]:
         """Move our agent's claim of ``task_id`` and its locks to this instance;

@@ -34,6 +34,8 @@ RefusalReason = Literal[
     "not_permitted",
     "conflict_markers",
     "not_queued",
+    "resource_unavailable",
+    "resource_held",
 ]
 
 
@@ -272,13 +274,20 @@ class NotFound(Refused):
 
     Facts: ``task`` (the id asked for, or null), ``lane`` (for a claim of the
     next task, else null), ``blocked_by_paths`` (claimable tasks of the lane
-    passed over because their paths are held).
+    passed over because their paths are held), ``blocked_by_resources``
+    (those passed over because a resource pool they need has too few free
+    values).
     """
 
     reason = "not_found"
 
     def __init__(
-        self, *, task: int | None = None, lane: str | None = None, blocked: Sequence[int] = ()
+        self,
+        *,
+        task: int | None = None,
+        lane: str | None = None,
+        blocked: Sequence[int] = (),
+        short: Sequence[int] = (),
     ) -> None:
         if task is not None:
             what = f"no task #{task} on this board"
@@ -286,9 +295,54 @@ class NotFound(Refused):
             what = f"no claimable task in lane {lane!r}"
             if blocked:
                 what += f"; {len(blocked)} claimable task(s) wait on held paths"
+            if short:
+                what += f"; {len(short)} claimable task(s) wait on resources"
         super().__init__(
-            self.reason, self._says(what=what), task=task, lane=lane, blocked_by_paths=list(blocked)
+            self.reason,
+            self._says(what=what),
+            task=task,
+            lane=lane,
+            blocked_by_paths=list(blocked),
+            blocked_by_resources=list(short),
         )
+
+
+class ResourceUnavailable(Refused):
+    """task #{task} needs {wanted} {resource}; pool {resource!r} has {free} free of {total}
+
+    Facts: ``task``, ``resource`` (the first pool, by name, with too few free
+    values), ``wanted`` (how many of its values the task needs), ``free``
+    (free now), ``total`` (the pool's size). The claim is refused whole:
+    nothing is granted, nothing claimed.
+    """
+
+    reason = "resource_unavailable"
+
+    def __init__(self, *, task: int, resource: str, wanted: int, free: int, total: int) -> None:
+        facts: dict[str, Any] = {
+            "task": task,
+            "resource": resource,
+            "wanted": wanted,
+            "free": free,
+            "total": total,
+        }
+        super().__init__(self.reason, self._says(**facts), **facts)
+
+
+class ResourceHeld(Refused):
+    """{resource} {value} is held by task #{task} ({holder}); it is freed when that claim ends
+
+    Facts: ``resource``, ``value`` (the first held value asked to be
+    removed), ``task`` and ``holder`` (the claim holding it). ``resource
+    remove`` is refused whole: nothing is removed.
+    """
+
+    reason = "resource_held"
+
+    def __init__(self, *, resource: str, value: str, task: int, holder: str | None) -> None:
+        facts: dict[str, Any] = {"resource": resource, "value": value, "task": task}
+        facts["holder"] = holder
+        super().__init__(self.reason, self._says(**facts), **facts)
 
 
 class NotOwner(Refused):

@@ -56,6 +56,10 @@ class EventKind(StrEnum):
     LANDING = "landing"  # done, its work not yet in the destination: write locks kept
     LANDED = "landed"  # its work reached the destination: done, locks freed
     RETURNED = "returned"  # the lander could not land its line: back to its holder (0016)
+    GRANTED = "granted"  # a claim was granted values of resource pools (0017)
+    FREED = "freed"  # its claim ended: those values went back (written by the database)
+    RESOURCE_ADDED = "resource_added"  # values added to a pool
+    RESOURCE_REMOVED = "resource_removed"  # values removed from a pool
 
 
 STATES = tuple(TaskState)
@@ -75,6 +79,17 @@ _EVENT_KINDS = frozenset(k.value for k in EventKind)
 class PathSpec:
     pattern: str
     mode: LockMode
+
+
+@dataclass(frozen=True)
+class ResourceValue:
+    """One value of a named resource pool (``port`` ``8101``)."""
+
+    name: str
+    value: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "value": self.value}
 
 
 @dataclass

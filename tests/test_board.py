@@ -93,7 +93,10 @@ def test_not_found_and_not_open(boards: Boards) -> None:
     alice = boards("alice")
     with pytest.raises(Refused) as err:
         alice.claim(999)
-    assert refusal(err) == ("not_found", {"task": 999, "lane": None, "blocked_by_paths": []})
+    assert refusal(err) == (
+        "not_found",
+        {"task": 999, "lane": None, "blocked_by_paths": [], "blocked_by_resources": []},
+    )
     task = alice.add_task("Done soon")
     alice.claim(task.id)
     alice.done(task.id)

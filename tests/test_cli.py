@@ -149,6 +149,7 @@ def test_unknown_task_is_refused_not_found(lac: Lac) -> None:
             "task": 7,
             "lane": None,
             "blocked_by_paths": [],
+            "blocked_by_resources": [],
         }
 
 
@@ -223,7 +224,7 @@ def test_help_for_every_command() -> None:
         return found
 
     commands = walk(cli, [])
-    groups = [["task"], ["guard"], ["hooks"], ["team"], ["instance"]]
+    groups = [["task"], ["guard"], ["hooks"], ["team"], ["instance"], ["resource"]]
     assert len(commands) >= 15
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     for path in commands:

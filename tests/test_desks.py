@@ -337,6 +337,38 @@ def test_env_without_an_id(lac: Lac, clone: Path) -> None:
     assert over.code == 1 and "task #2 is open" in over.err
 
 
+def test_a_desk_gets_its_claims_pool_values(lac: Lac, clone: Path) -> None:
+    # The pool values a claim is granted reach its desk: the setup's
+    # environment, `.lac/env` and `git lac env`.
+    assert lac("resource", "add", "port", "8100-8101").code == 0
+    assert lac("resource", "add", "db", "app_1").code == 0
+    assert lac("task", "add", "Serve", "--needs-resource", "port:2").code == 0
+    (clone / ".lacconfig").write_text('[lac "desk"]\n\tsetup = env | grep ^LAC_ | sort\n')
+    git(clone, "add", ".lacconfig")
+    git(clone, "commit", "-qm", "desk setup", "--no-verify")
+    git(clone, "push", "-q", "--no-verify", "origin", "HEAD:main")
+    git(clone, "fetch", "-q", "origin")
+    made = lac("claim", "1", "--worktree", "--resource", "db", "--json")
+    assert made.code == 0, made.err
+    granted = sorted((v["name"], v["value"]) for v in made.json["resources"])
+    assert granted == [("db", "app_1"), ("port", "8100"), ("port", "8101")]
+    want = {
+        "LAC_TASK_ID": "1",
+        "LAC_AGENT": "tester",
+        "LAC_PORT": "8100",  # the first; several add each by its index
+        "LAC_PORT_0": "8100",
+        "LAC_PORT_1": "8101",
+        "LAC_DB": "app_1",
+    }
+    desk = Path(made.json["desk"]["path"])
+    assert lac("env", "1", "--json").json["env"] == want
+    written = (desk / ".lac" / "env").read_text()
+    for name, value in want.items():
+        assert f"{name}={value}\n" in written
+    log = (desk / ".lac" / "setup.log").read_text()
+    assert "LAC_PORT_0=8100" in log and "LAC_DB=app_1" in log
+
+
 def test_prune_removes_only_desks_whose_claim_is_over_and_which_are_clean(
     lac: Lac, clone: Path
 ) -> None:

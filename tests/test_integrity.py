@@ -412,6 +412,8 @@ TABLES = (
     "lac_settings",
     "lac_instances",
     "lac_changes",
+    "lac_resources",
+    "lac_task_resources",
 )
 
 
@@ -429,13 +431,17 @@ def fingerprint(crew: Team) -> dict[str, Any]:
 @pytest.fixture
 def hostile(crew: Team) -> dict[str, Any]:
     """bob (gpu) made #open (needs gpu, declares src/b.py, waits on nothing),
-    holds #held with a write lock on src/a.py, and a task-less lock on docs/;
-    mallory is a plain agent with no capability."""
+    holds #held with a write lock on src/a.py and the port 8100 of the pool
+    port (8100-8101, an admin's), and a task-less lock on docs/; mallory is
+    a plain agent with no capability."""
     mallory = crew.add("mallory")
     bob = crew.add("bob", caps=["gpu"])
+    pools = crew.open(crew.add("pool_admin", kind="admin"))
+    pools.resource_add("port", ["8100-8101"])
+    pools.store.close()
     b = crew.open(bob)
     opened = b.add_task("bob's open work", needs=["gpu"], writes=["src/b.py"])
-    held = b.add_task("bob's claimed work", writes=["src/a.py"])
+    held = b.add_task("bob's claimed work", writes=["src/a.py"], resources=["port"])
     b.claim(held.id)
     b.lock(["docs/"])
     b.store.close()
@@ -659,6 +665,33 @@ ATTEMPTS: list[tuple[str, str, str]] = [
     # it answers (a row: "wrote" in _sqlstate's words) and the fingerprint
     # taken after every attempt shows it changed nothing.
     ("lac_changes_seen", "SELECT * FROM lac_changes_seen()", "wrote"),
+    # Resource pools (0017): a pool is an admin's; another's claim is neither
+    # granted nor given more needs; nothing frees a value but its claim's end.
+    ("lac_api_resource_add", "SELECT * FROM lac_api_resource_add('port', '[\"9\"]')", "42501"),
+    ("lac_api_resource_add", "SELECT * FROM lac_api_resource_add('x', '[\"9\"]')", "42501"),
+    ("lac_api_resource_remove", "SELECT * FROM lac_api_resource_remove('port', NULL)", "42501"),
+    (
+        "lac_api_resource_remove",
+        "SELECT * FROM lac_api_resource_remove('port', '[\"8101\"]')",
+        "42501",
+    ),
+    (
+        "lac_api_insert_task_resource",
+        "SELECT lac_api_insert_task_resource({held}, 'port', 2)",
+        "42501",
+    ),
+    (
+        "lac_api_insert_task_resource",
+        "SELECT lac_api_insert_task_resource({open}, 'port', 1)",
+        "42501",
+    ),
+    ("lac_api_grant_resources", "SELECT * FROM lac_api_grant_resources({held}, NULL, '')", "42501"),
+    (
+        "lac_api_grant_resources",
+        "SELECT * FROM lac_api_grant_resources({held}, '{bob}', '')",
+        "42501",
+    ),
+    ("lac_trg_free_resources", "SELECT lac_trg_free_resources()", "0A000"),
 ]
 
 # Functions an agent may EXECUTE that write nothing (rules, helpers): called
@@ -689,6 +722,7 @@ PURE = {
     "lac_merge",
     "lac_now",
     "lac_overlap",
+    "lac_pool_cap",
     "lac_refuse",
     "lac_require_change",
     "lac_require_current",

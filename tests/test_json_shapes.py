@@ -127,6 +127,7 @@ def with_optional(optional: tuple[str, ...], **props: Schema) -> Schema:
 
 MODE: Schema = {"type": "string", "enum": [m.value for m in LockMode]}
 STATE: Schema = {"type": "string", "enum": [s.value for s in TaskState]}
+RESOURCE = obj(name=STR, value=STR)
 LOCK = obj(
     id=INT,
     pattern=STR,
@@ -228,7 +229,17 @@ REFUSALS: dict[str, Schema] = {
     "not_open": reason("not_open", task=INT, state=STATE),
     "built_on": reason("built_on", task=INT, built_on_by=array(INT), holder=nullable(STR)),
     "not_found": reason(
-        "not_found", task=nullable(INT), lane=nullable(STR), blocked_by_paths=array(INT)
+        "not_found",
+        task=nullable(INT),
+        lane=nullable(STR),
+        blocked_by_paths=array(INT),
+        blocked_by_resources=array(INT),
+    ),
+    "resource_unavailable": reason(
+        "resource_unavailable", task=INT, resource=STR, wanted=INT, free=INT, total=INT
+    ),
+    "resource_held": reason(
+        "resource_held", resource=STR, value=STR, task=INT, holder=nullable(STR)
     ),
     "not_owner": reason("not_owner", task=nullable(INT), holder=nullable(STR), path=nullable(STR)),
     "hook_conflict": reason("hook_conflict", path=STR),
@@ -302,13 +313,31 @@ SUCCESS: dict[str, Schema] = {
     "task add": success(id=INT, task=TASK),
     "task after": success(task=TASK),
     "tasks": success(tasks=array(TASK), now=NUM, limit=nullable(INT), more=INT, more_exact=BOOL),
-    "show": success(task=TASK, now=NUM),
+    "show": success(
+        task=TASK,
+        now=NUM,
+        resources=array(RESOURCE),
+        resource_needs=array(obj(name=STR, count=INT)),
+    ),
+    "resource add": success(name=STR, added=array(STR), already=array(STR)),
+    "resource remove": success(name=STR, removed=array(STR), pool_removed=BOOL),
+    "resource list": success(
+        pools=array(
+            obj(
+                name=STR,
+                total=INT,
+                free=INT,
+                values=array(obj(value=STR, task=nullable(INT), holder=nullable(STR))),
+            )
+        )
+    ),
     "log": success(events=array(EVENT), limit=nullable(INT), more=INT, more_exact=BOOL),
     "claim": success(
         task=TASK,
         again=BOOL,
         locks=array(LOCK),
         passed_over=array(obj(task=INT, meets=array(STR), landing=array(INT))),
+        resources=array(RESOURCE),
         start_from=array(
             obj(task=INT, branch=nullable(STR), tip=nullable(STR), holder=nullable(STR))
         ),
@@ -426,7 +455,7 @@ SUCCESS: dict[str, Schema] = {
         source=STR,
         capabilities=array(STR),
         board=obj(url=STR, dialect=STR, schema_version=INT, stale_after=NUM),
-        claims=array(obj(task=TASK, heartbeat_age=NUM, stale_in=NUM)),
+        claims=array(obj(task=TASK, heartbeat_age=NUM, stale_in=NUM, resources=array(RESOURCE))),
         locks=array(LOCK),
         hooks=obj(
             **{
@@ -612,6 +641,19 @@ def test_every_command_json_matches_its_documented_shape(
 
     seen(S["tasks"], 0, "tasks")
     seen(S["show"], 0, "show", "1")
+    seen(S["resource add"], 0, "resource", "add", "port", "8100-8101")
+    seen(S["resource add"], 0, "resource", "add", "port", "8101", "8102")
+    seen(error("invalid_input"), 2, "resource", "add", "Port", "1")
+    seen(S["task add"], 0, "task", "add", "Serve", "--needs-resource", "port:2", "--lane", "web")
+    seen(S["task add"], 0, "task", "add", "Serve 2", "--needs-resource", "port:2", "--lane", "web")
+    web = [t["id"] for t in lac("tasks", "--lane", "web", "--json").json["tasks"]]
+    seen(S["claim"], 0, "claim", str(web[0]), "--as", "dana")
+    seen(S["show"], 0, "show", str(web[0]))
+    seen(S["resource list"], 0, "resource", "list")
+    seen.refused("resource_unavailable", "claim", str(web[1]), "--as", "erin")
+    seen.refused("resource_held", "resource", "remove", "port", "8100")
+    seen.refused("not_found", "claim", "--next", "--lane", "web", "--as", "erin")
+    seen(S["resource remove"], 0, "resource", "remove", "port", "8102")
     seen.refused("not_found", "show", "77")
     seen(S["log"], 0, "log")
     seen(S["log"], 0, "log", "1")
@@ -763,6 +805,7 @@ def test_every_command_json_matches_its_documented_shape(
         if path
         not in (
             ["task"],
+            ["resource"],
             ["guard"],
             ["hooks"],
             ["team"],

@@ -218,6 +218,7 @@ RELEASED = {
     "postgres/0014_task_text_trigger.sql": "2226c3c922625fd5",
     "postgres/0015_stacking.sql": "288cae2a95a76cb8",
     "postgres/0016_land_queue.sql": "59b87e42ab966634",
+    "postgres/0017_resources.sql": "4e27ca1d78b14c83",
     "sqlite/0001_board.sql": "ece4f43698e69b58",
     "sqlite/0002_instances.sql": "872d675aa8375ce4",
     "sqlite/0003_scale.sql": "32a035f2cf05920c",
@@ -234,6 +235,7 @@ RELEASED = {
     "sqlite/0014_task_text_trigger.sql": "f9ad47a2429adbdd",
     "sqlite/0015_stacking.sql": "19f784b1abdda77a",
     "sqlite/0016_land_queue.sql": "ce42db38b7936c30",
+    "sqlite/0017_resources.sql": "1bce90d25a1e00f3",
 }
 
 
@@ -292,7 +294,7 @@ def test_every_sqlite_trigger_lives_in_functions(tmp_path: Path) -> None:
         r["name"]
         for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
     }
-    assert on_board == {"lac_tasks_claimed"}
+    assert on_board == {"lac_tasks_claimed", "lac_tasks_free_resources"}
     assert _defined("sqlite", r"^CREATE TRIGGER (\w+)") == on_board
     assert _defined("sqlite", r"^DROP TRIGGER IF EXISTS (\w+);") == on_board
 

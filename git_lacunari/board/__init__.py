@@ -14,6 +14,7 @@ lock is granted. Refusals are raised as the typed reasons of
                the lookups every part makes; :class:`Page`
 ``validate``   what the board accepts, checked before any SQL
 ``grants``     the conflicts of wanted locks with held ones; the one grant
+``resources``  named resource pools; what a task needs, what a claim holds
 ``liveness``   heartbeats, staleness, the sweeps of stale claims and locks
 ``tasks``      add, show, list, log, edit, cancel, reopen
 ``claims``     claim by id or next, release, done, fail, ready; :class:`Claim`

@@ -21,6 +21,7 @@ from ..model import (
     EventKind,
     Lock,
     PathSpec,
+    ResourceValue,
     Task,
     TaskState,
 )
@@ -69,6 +70,8 @@ class Claim:
     start_from: list[LandingLine] = field(default_factory=list)
     # --take-over: where the claim was held before it moved here.
     taken_from: str | None = None
+    # The resource pools' values the claim holds (granted now, or before).
+    resources: list[ResourceValue] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -92,15 +95,23 @@ class Claims(Tasks):
         reads: Sequence[str] = (),
         stale_after: float | None = None,
         take_over: bool = False,
+        resources: Sequence[str] = (),
     ) -> Claim:
-        """Claim one task by id, with its declared path locks, or be refused whole.
+        """Claim one task by id, with its declared path locks and the resource
+        values it needs, or be refused whole.
 
         ``take_over``: our agent name holds it from another instance (a crashed
         machine, an old clone); move the claim and its locks here, recorded
         as ``taken_over``. It never takes another agent's claim.
+        ``resources``: ``NAME[:N]`` more the task needs (recorded on it, as
+        ``writes`` are), granted with what it needed already.
         """
         task_id = validate_task_id(task_id)
         extra = self.specs(writes, reads)
+        needs: list[tuple[str, int]] = []
+        if resources:  # bad input before anything is written, even our heartbeat
+            with self.store.read():
+                needs = self._checked_needs(resources)
         self._ensure_agent()
         stale_after = self.claim_stale_after(stale_after)
         with self.store.write():
@@ -112,7 +123,7 @@ class Claims(Tasks):
                 stale_after=stale_after,
             )
             if row is not None:
-                return self._finish_claim(row, extra, again=False)
+                return self._finish_claim(row, extra, again=False, needs=needs)
             current = self.store.one("get_task", task_id=task_id)
             if (
                 current is None
@@ -123,7 +134,7 @@ class Claims(Tasks):
             if current["instance"] != self.instance:
                 if not take_over:
                     raise self._why_not_claimable(task_id)
-                return self._moved_here(task_id, current.get("instance"), extra)
+                return self._moved_here(task_id, current.get("instance"), extra, needs)
             else:
                 # Our own claim, here: claiming it again is a harmless retry.
                 self.store.run(
@@ -132,7 +143,12 @@ class Claims(Tasks):
                     instance=self.instance,
                     ids=json.dumps([task_id]),
                 )
-            return self._finish_claim({**current, "has_paths": True}, extra, again=True)
+            return self._finish_claim(
+                {**current, "has_paths": True, "has_resources": True},
+                extra,
+                again=True,
+                needs=needs,
+            )
 
     def instances(self) -> list[Instance]:
         """The working trees our agent has acted from (`git lac instance list`),
@@ -170,12 +186,24 @@ class Claims(Tasks):
                 moved.append(self._moved_here(int(row["id"]), instance, []))
         return moved
 
-    def _moved_here(self, task_id: int, previous: str | None, extra: list[PathSpec]) -> Claim:
-        """Our claim at ``previous`` moved here with its locks (the one take-over
-        of `claim --take-over` and `instance adopt`), naming where it was."""
+    def _moved_here(
+        self,
+        task_id: int,
+        previous: str | None,
+        extra: list[PathSpec],
+        needs: Sequence[tuple[str, int]] = (),
+    ) -> Claim:
+        """Our claim at ``previous`` moved here with its locks and resource
+        values (the one take-over of `claim --take-over` and `instance
+        adopt`), naming where it was."""
         current, was = self._take_over(task_id, previous)
-        claim = self._finish_claim({**current, "has_paths": True}, extra, again=True)
-        return dataclasses.replace(claim, taken_from=was)
+        # Its values move with it (they are the task's); a move grants
+        # nothing unless ``needs`` (claim --resource) asks, so a pool emptied
+        # meanwhile never refuses a move.
+        claim = self._finish_claim(
+            {**current, "has_paths": True, "has_resources": False}, extra, again=True, needs=needs
+        )
+        return dataclasses.replace(claim, taken_from=was, resources=self._held(task_id))
 
     def _take_over(self, task_id: int, previous: str | None) -> tuple[dict[str, Any], str]:
         """Move our agent's claim of ``task_id`` and its locks to this instance;
@@ -201,10 +229,13 @@ class Claims(Tasks):
         extra: list[PathSpec],
         again: bool,
         lines: Sequence[LandingLine] = (),
+        needs: Sequence[tuple[str, int]] = (),
     ) -> Claim:
-        """Take the claimed task's path locks (or raise, rolling the claim
-        back); ``lines``: landing lines it starts from, whose locks do not
-        refuse it."""
+        """Take the claimed task's path locks, then grant the resource values
+        it needs (or raise, rolling the claim back); ``lines``: landing lines
+        it starts from, whose locks do not refuse it; ``needs``: resource
+        needs to record on it first. A task that needs no resource pays
+        nothing for them (its claiming row says so: ``has_resources``)."""
         task = Task.from_row(row)
         for spec in extra:
             self.store.run(
@@ -220,7 +251,13 @@ class Claims(Tasks):
                 EventKind.LOCKED, task.id, paths=[[lk.pattern, lk.mode] for lk in locks], **on
             )
         task.locks = locks
-        return Claim(task, locks, again)
+        held: list[ResourceValue] = []
+        if needs:
+            self._add_needs(task.id, needs)
+        if (needs or row.get("has_resources")) and not task.landing:
+            # A landing claim's work is finished: it is granted nothing more.
+            held = self._grant_resources(task.id)
+        return Claim(task, locks, again, resources=held)
 
     def claim_next(
         self,
@@ -283,6 +320,7 @@ class Claims(Tasks):
                 return Claim(Task.from_row(row), [], again=False)
         stale_after = self.claim_stale_after(stale_after)
         skipped: list[int] = []  # tried, or passed over: the candidates' query skips them
+        short: list[int] = []  # passed over: a resource pool they need has too few free
         passed: list[Meeting] = []  # passed over: their paths meet busy ones
         by_tip: dict[tuple[int | None, str | None], LandingLine] = {
             (line.task, line.tip): line for line in own if line.tip
@@ -311,6 +349,13 @@ class Claims(Tasks):
                     if None in met:
                         continue  # a lock not of a landing line it can start from
                     stacked[task_id] = [line for line in met if line is not None]
+                if candidate.get("has_resources"):
+                    # Under the grant lock to the end of this transaction, as
+                    # for paths: enough free now stays enough until we claim.
+                    self._serialize_grants()
+                    if self._resource_shortfall(task_id) is not None:
+                        short.append(task_id)
+                        continue
                 yield task_id, [sp.pattern for sp in specs]
 
         with self.store.write():
@@ -333,7 +378,7 @@ class Claims(Tasks):
                 got.passed_over = [m for m in passed if m.task != task_id]
                 got.start_from = start_from
                 return got
-        raise NotFound(lane=lane, blocked=skipped)
+        raise NotFound(lane=lane, blocked=[t for t in skipped if t not in short], short=short)
 
     def release(self, task_id: int, *, force: bool = False, reason: str | None = None) -> Task:
         task_id = validate_task_id(task_id)
@@ -472,6 +517,7 @@ class Claims(Tasks):
         )
         tasks = [Task.from_row(row) for row in page]
         self._fill_details(tasks)
+        short = self._resource_shortfalls([int(r["id"]) for r in page if r["claimable"]])
         judged: list[tuple[Task, Refused | None]] = []
         for row, task in zip(page, tasks, strict=True):
             if not row["claimable"]:
@@ -479,7 +525,7 @@ class Claims(Tasks):
                 judged.append((task, self._why_not(task.id, task, deps)))
                 continue
             conflicts = self._conflicts(task.paths) if task.paths else []
-            judged.append((task, PathLocked(conflicts) if conflicts else None))
+            judged.append((task, PathLocked(conflicts) if conflicts else short.get(task.id)))
         last = (
             (int(page[-1]["priority"]), float(page[-1]["created_at"]), int(page[-1]["id"]))
             if page

@@ -25,8 +25,8 @@ from ..model import (
 )
 from ..store.query_names import QueryName
 from .core import COUNT_CAP, Page
-from .grants import Grants
 from .liveness import Liveness
+from .resources import Resources
 from .validate import (
     validate_body,
     validate_lane,
@@ -38,7 +38,7 @@ from .validate import (
 )
 
 
-class Tasks(Liveness, Grants):
+class Tasks(Liveness, Resources):
     def add_task(
         self,
         title: str,
@@ -50,7 +50,13 @@ class Tasks(Liveness, Grants):
         needs: Sequence[str] = (),
         writes: Sequence[str] = (),
         reads: Sequence[str] = (),
+        resources: Sequence[str] = (),
     ) -> Task:
+        """``resources``: ``NAME[:N]`` of the resource pools its claim is
+        granted values of (board/resources.py); each pool must exist and
+        hold at least N values."""
+        from ..pools import parse_needs
+
         title = validate_title(title)
         body = validate_body(body)
         lane = validate_lane(lane)
@@ -58,8 +64,10 @@ class Tasks(Liveness, Grants):
         deps = sorted({validate_task_id(d) for d in after})
         caps = sorted({validate_name(c, "capability") for c in needs})
         specs = self.specs(writes, reads)
+        parse_needs(resources)  # its words first, before the board is asked
         with self.store.write():
             self._require_existing(deps)
+            wants = self._checked_needs(resources)
             row = self.store.one(
                 "insert_task",
                 title=title,
@@ -77,7 +85,12 @@ class Tasks(Liveness, Grants):
                 self.store.run(
                     "insert_task_path", task_id=task_id, pattern=spec.pattern, mode=spec.mode.code
                 )
+            for name, count in wants:
+                self.store.run("insert_task_resource", task_id=task_id, name=name, count=count)
             self.store.one("notify_work", lane=lane)
+            said: dict[str, Any] = {}
+            if wants:
+                said["resources"] = [{"name": n, "count": c} for n, c in wants]
             self._event(
                 EventKind.CREATED,
                 task_id,
@@ -87,6 +100,7 @@ class Tasks(Liveness, Grants):
                 after=deps,
                 needs=caps,
                 paths=[[s.pattern, s.mode] for s in specs],
+                **said,
             )
             return self.show(task_id)
 

@@ -39,6 +39,13 @@ from .options import CONTEXT, common, echo_to
 @click.option(
     "--branch", metavar="B", help="With --worktree: the desk's branch (default lac/task-ID)."
 )
+@click.option(
+    "--resource",
+    "resources",
+    multiple=True,
+    metavar="NAME[:N]",
+    help="Also needs N (default 1) values of resource pool NAME, granted with the claim.",
+)
 @common
 def claim(
     session: Session,
@@ -53,6 +60,7 @@ def claim(
     take_over: bool,
     worktree: str | None,
     branch: str | None,
+    resources: tuple[str, ...],
 ) -> Result:
     """Claim task ID (or --next in a lane) with its path locks, atomically.
 
@@ -79,6 +87,11 @@ def claim(
     stderr and in .lac/setup.log). A setup that fails keeps the claim and the
     desk (exit 1, unfinished "desk_setup"). `.lac/env` holds `git lac env`'s
     lines. Put ID before --worktree: `claim 7 --worktree`.
+    A task that needs resource values (task add --needs-resource, or
+    --resource here) is granted that many distinct free values of each
+    pool in the claim's transaction, or refused whole (resource_unavailable);
+    --next passes such a task over. They are freed when the claim ends:
+    release, done (landing too), task cancel, expiry.
     """
     if next_ == (task_id is not None):
         raise click.UsageError("give a task ID or --next, not both")
@@ -92,6 +105,11 @@ def claim(
     if take_over and worktree is not None:
         raise click.UsageError(
             "--take-over moves a claim to this working tree; --worktree makes a desk of its own"
+        )
+    if resources and next_:
+        raise click.UsageError(
+            "--resource goes with a task ID; a task's own needs (task add --needs-resource) "
+            "go with --next"
         )
     wait_s = parse_duration(wait) if wait is not None else None
     if worktree is not None:
@@ -108,6 +126,7 @@ def claim(
             wait=wait_s,
             path=worktree or None,
             branch=branch,
+            resources=resources,
             echo=echo_to(err=True),
         )
     got = claims.claim(
@@ -120,6 +139,7 @@ def claim(
         stale=stale,
         wait=wait_s,
         take_over=take_over,
+        resources=resources,
     )
     return claims.claimed(session, got)
 

@@ -40,6 +40,7 @@ COMMANDS = {
     "ready": "status:ready",
     "reconcile": "reconcile:reconcile",
     "release": "claims:release",
+    "resource": "resource:resource",
     "serve": "serve:serve",
     "show": "listing:show",
     "status": "status:status",

@@ -35,6 +35,13 @@ def task() -> None:
 @click.option(
     "--read", "reads", multiple=True, metavar="PATTERN", help="Path it will read (shared lock)."
 )
+@click.option(
+    "--needs-resource",
+    "resources",
+    multiple=True,
+    metavar="NAME[:N]",
+    help="Its claim is granted N (default 1) values of resource pool NAME.",
+)
 @common
 def task_add(
     session: Session,
@@ -48,8 +55,14 @@ def task_add(
     needs: tuple[str, ...],
     writes: tuple[str, ...],
     reads: tuple[str, ...],
+    resources: tuple[str, ...],
 ) -> Result:
-    """Add a task; prints the new id."""
+    """Add a task; prints the new id.
+
+    --needs-resource NAME[:N] (repeatable): a claim of it is granted N
+    distinct free values of pool NAME (`git lac resource add`), or refused
+    whole, and holds them until it ends.
+    """
     return verbs.add(
         session,
         title,
@@ -60,6 +73,7 @@ def task_add(
         needs=needs,
         writes=writes,
         reads=reads,
+        resources=resources,
     )
 
 

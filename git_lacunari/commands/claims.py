@@ -44,10 +44,12 @@ def claim(
     wait: float | None,
     take_over: bool,
     board: Board | None = None,
+    resources: tuple[str, ...] = (),
 ) -> Claim:
     """``stale`` and ``wait``: durations already parsed (seconds, or None).
     ``board``: the board to claim on (a desk's, at the desk's instance);
-    default the session's."""
+    default the session's. ``resources``: ``NAME[:N]`` more the task needs
+    (a claim by id)."""
     board = board or session.board()
     if next_:
         avoid = _avoid_policy(session)
@@ -74,6 +76,7 @@ def claim(
             reads=reads,
             stale_after=stale,
             take_over=take_over,
+            resources=resources,
         )
     return got
 
@@ -95,6 +98,8 @@ def claimed(
             "passed_over": [
                 {"task": m.task, "meets": m.meets, "landing": m.mine} for m in got.passed_over
             ],
+            # this claim's own values: never another's, nor the pool's
+            "resources": [v.to_json() for v in got.resources],
             "start_from": [
                 {"task": line.task, "branch": line.branch, "tip": line.tip, "holder": line.holder}
                 for line in got.start_from

@@ -34,8 +34,14 @@ def claim_env(board: Board, task: Task) -> dict[str, str]:
     """The variables of a claim: what `git lac env` prints, a desk's
     `.lac/env` holds and its setup command runs with. One place, so that
     each thing a claim is granted adds its own."""
-    del board  # what the claim was granted is read from it
-    return {"LAC_TASK_ID": str(task.id), "LAC_AGENT": task.owner or ""}
+    from ..pools import resource_env
+
+    # task_id and agent are names no pool may take: nothing here collides
+    return {
+        "LAC_TASK_ID": str(task.id),
+        "LAC_AGENT": task.owner or "",
+        **resource_env(board.claim_resources(task.id)),
+    }
 
 
 def claim_desk(
@@ -51,6 +57,7 @@ def claim_desk(
     path: str | None,
     branch: str | None,
     echo: Echo,
+    resources: tuple[str, ...] = (),
 ) -> Result:
     """The claim, held at the desk's own instance, then its desk."""
     from .. import desk
@@ -93,6 +100,7 @@ def claim_desk(
             wait=wait,
             take_over=False,
             board=board,
+            resources=resources,
         )
         tid = got.task.id
         try:

@@ -47,7 +47,17 @@ def show(session: Session, task: str) -> Result:
     board = session.board()
     now = board.now()
     found = board.show(task_id(task), now=now)
-    return Result({"task": found.to_json(), "now": now}, show_text(found, now))
+    needs = board.resource_needs(found.id)
+    held = board.claim_resources(found.id) if found.state == "claimed" else []
+    return Result(
+        {
+            "task": found.to_json(),
+            "now": now,
+            "resources": [v.to_json() for v in held],
+            "resource_needs": [{"name": n, "count": c} for n, c in needs],
+        },
+        show_text(found, now, needs=needs, resources=held),
+    )
 
 
 def log(session: Session, task: str | None, limit: int, *, as_json: bool) -> Result:

@@ -87,7 +87,10 @@ def status(session: Session) -> Result:
     elsewhere = {
         t.id: board.where_of(t.instance) for t, _, _ in claims if t.instance != board.instance
     }
-    text = status_text(ident, board.instance, info, installed, claims, held, now, told, elsewhere)
+    values = board.claims_resources([t.id for t, _, _ in claims]) if claims else {}
+    text = status_text(
+        ident, board.instance, info, installed, claims, held, now, told, elsewhere, values
+    )
     text += returned_lines([t for t, _, _ in claims])
     return Result(
         {
@@ -97,7 +100,12 @@ def status(session: Session) -> Result:
             "capabilities": list(ident.capabilities),
             "board": info,
             "claims": [
-                {"task": t.to_json(), "heartbeat_age": age, "stale_in": left}
+                {
+                    "task": t.to_json(),
+                    "heartbeat_age": age,
+                    "stale_in": left,
+                    "resources": [v.to_json() for v in values.get(t.id, [])],
+                }
                 for t, age, left in claims
             ],
             "locks": [lk.to_json() for lk in held],

@@ -34,6 +34,7 @@ def add(
     needs: tuple[str, ...],
     writes: tuple[str, ...],
     reads: tuple[str, ...],
+    resources: tuple[str, ...] = (),
 ) -> Result:
     new = session.board().add_task(
         title,
@@ -44,6 +45,7 @@ def add(
         needs=needs,
         writes=writes,
         reads=reads,
+        resources=resources,
     )
     return Result({"id": new.id, "task": new.to_json()}, str(new.id))
 

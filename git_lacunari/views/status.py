@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 from ..durations import format_duration
 from ..errors import Refused
 from ..identity import Identity
-from ..model import Lock, Task
+from ..model import Lock, ResourceValue, Task
+from .tasks import resources_said
 from .terminal import paint, shown, table, when
 
 if TYPE_CHECKING:
@@ -57,11 +58,13 @@ def status_text(
     now: float,
     notices: Sequence[Notice] = (),
     elsewhere: Mapping[int, str] | None = None,
+    resources: Mapping[int, Sequence[ResourceValue]] | None = None,
 ) -> str:
     """``claims``: (task, heartbeat age, seconds until stale) for each of mine;
     ``notices``: what was taken from me by force, told here once;
     ``elsewhere``: task id -> host:path, for my claims held in another working
-    tree (moved there by --take-over, or claimed there under my name)."""
+    tree (moved there by --take-over, or claimed there under my name);
+    ``resources``: task id -> the resource values that claim holds."""
     default = info["stale_after"]
     lines = [
         f"agent     {ident.name} ({ident.source}), instance {instance}",
@@ -79,6 +82,8 @@ def status_text(
             title = shown(t.title)
             if elsewhere and t.id in elsewhere:
                 title += f" (held at {shown(elsewhere[t.id])}, not here)"
+            if resources and resources.get(t.id):
+                title += f" [{resources_said(resources[t.id])}]"
             rows.append([f"#{t.id}", title, f"heartbeat {when(t.heartbeat_at, now)}", stale])
         lines.append(table(rows))
     else:

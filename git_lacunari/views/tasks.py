@@ -7,11 +7,14 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..durations import format_duration
-from ..model import Event, Lock, LockMode, Task, TaskState
+from ..model import Event, Lock, LockMode, ResourceValue, Task, TaskState
 from .terminal import shown
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..board import Claim
+    from ..board.resources import Pool
 
 
 def ago(then: float | None, now: float) -> str:
@@ -38,7 +41,18 @@ def lock_line(lock: Lock, now: float) -> str:
     return f"{lock.mode:<5}  {pattern:<30} {agent:<16} {lock.where}  since {since}"
 
 
-def show_text(task: Task, now: float) -> str:
+def resources_said(values: Sequence[ResourceValue]) -> str:
+    """A claim's values, as one line's worth: ``port 8101, db app_1``."""
+    return ", ".join(f"{shown(v.name)} {shown(v.value)}" for v in values)
+
+
+def show_text(
+    task: Task,
+    now: float,
+    *,
+    needs: Sequence[tuple[str, int]] = (),
+    resources: Sequence[ResourceValue] = (),
+) -> str:
     lines = [
         f"task #{task.id}: {shown(task.title)}",
         f"  state     {task.shown_state}" + (f" by {shown(task.owner)}" if task.owner else ""),
@@ -69,6 +83,11 @@ def show_text(task: Task, now: float) -> str:
         lines.append(f"            fix the line, then `git lac land {task.id}` again")
     if task.needs:
         lines.append(f"  needs     {shown(', '.join(task.needs))}")
+    if needs:
+        wanted = ", ".join(f"{shown(name)}:{count}" for name, count in needs)
+        lines.append(f"  resource  needs {wanted}")
+    for value in resources:
+        lines.append(f"  resource  {shown(value.name)} {shown(value.value)}")
     for dep in task.depends_on:
         lines.append(f"  after     #{dep['id']} ({dep['state']}) {shown(dep['title'])}")
         if dep["state"] == TaskState.CANCELLED:  # cancelled is not done: say what unblocks it
@@ -106,7 +125,22 @@ def claim_text(claim: Claim) -> str:
     text = f"{verb}: task #{claim.task.id} {shown(claim.task.title)}"
     for lock in claim.locks:
         text += f"\n  {lock.mode} lock {shown(lock.pattern)}"
+    for value in claim.resources:
+        text += f"\n  resource {shown(value.name)} {shown(value.value)}"
     return text
+
+
+def pools_text(pools: Sequence[Pool]) -> str:
+    """`git lac resource list`: each pool, then each value and its holder."""
+    if not pools:
+        return "no resource pools (`git lac resource add NAME VALUE...` makes one)"
+    lines: list[str] = []
+    for pool in pools:
+        lines.append(f"{shown(pool.name)}: {len(pool.values)} values, {pool.free} free")
+        for v in pool.values:
+            holder = "free" if v.task is None else f"#{v.task} {shown(v.holder or '-')}"
+            lines.append(f"  {shown(v.value):<20} {holder}")
+    return "\n".join(lines)
 
 
 class Paged(Protocol):

@@ -127,7 +127,7 @@ CREATE OR REPLACE FUNCTION lac_absorbs(p_kind text) RETURNS text[]
         WHEN 'created' THEN ARRAY['created', 'depends', 'paths_added']
         WHEN 'depends' THEN ARRAY['depends']
         WHEN 'edited' THEN ARRAY['edited', 'depends', 'undepends', 'paths_added',
-                                 'paths_dropped', 'locked', 'unlocked']
+                                 'paths_dropped', 'locked', 'unlocked', 'resources_added']
         WHEN 'locked' THEN ARRAY['locked']
         WHEN 'unlocked' THEN ARRAY['unlocked']
         WHEN 'released' THEN ARRAY['released', 'unlocked']
@@ -144,6 +144,9 @@ CREATE OR REPLACE FUNCTION lac_absorbs(p_kind text) RETURNS text[]
         WHEN 'force_unlocked' THEN ARRAY['force_unlocked', 'unlocked']
         WHEN 'locks_expired' THEN ARRAY['locks_expired']
         WHEN 'taken_over' THEN ARRAY['taken_over']
+        WHEN 'granted' THEN ARRAY['granted']
+        WHEN 'resource_added' THEN ARRAY['resource_added']
+        WHEN 'resource_removed' THEN ARRAY['resource_removed']
         ELSE ARRAY[]::text[]
     END
     $$;
@@ -152,7 +155,8 @@ CREATE OR REPLACE FUNCTION lac_absorbs(p_kind text) RETURNS text[]
 CREATE OR REPLACE FUNCTION lac_change_event(p_change text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    SELECT CASE WHEN p_change IN ('paths_added', 'paths_dropped', 'undepends') THEN 'edited'
+    SELECT CASE WHEN p_change IN ('paths_added', 'paths_dropped', 'undepends', 'resources_added')
+                THEN 'edited'
                 ELSE p_change END
     $$;
 

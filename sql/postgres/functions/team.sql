@@ -417,6 +417,8 @@ BEGIN
                         LIMIT 1
                           FOR UPDATE SKIP LOCKED)
            AND NOT EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = u.id)
+           -- a task that needs resources is granted them on the general path
+           AND NOT EXISTS (SELECT 1 FROM lac_task_resources r WHERE r.task_id = u.id)
         RETURNING u.*
     ), recorded AS (
         INSERT INTO lac_events (at, task_id, agent, kind, detail)

@@ -38,19 +38,21 @@ SELECT 1 AS hit FROM reach WHERE id = :task_id LIMIT 1
 
 -- name: claim
 -- The claim and its `claimed` event, in one statement.
-SELECT c.*, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = c.id) AS has_paths
+SELECT c.*, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = c.id) AS has_paths,
+       EXISTS (SELECT 1 FROM lac_task_resources r WHERE r.task_id = c.id) AS has_resources
   FROM lac_api_claim(:task_id::bigint, :agent, :instance, :stale_after::double precision) AS c
 
 -- name: next_candidate
 -- SKIP LOCKED: claimers never queue behind each other's candidate row.
-SELECT * FROM lac_api_next_candidate(:lane, :agent, :skip::jsonb)
+SELECT c.*, EXISTS (SELECT 1 FROM lac_task_resources r WHERE r.task_id = c.id) AS has_resources
+  FROM lac_api_next_candidate(:lane, :agent, :skip::jsonb) AS c
 
 -- name: claim_next_free
 -- The whole of `claim --next` in one statement when the best candidate
 -- declares no paths (most tasks): pick, guard, claim, record. Zero rows sends
 -- the caller to the general path, which also explains a refusal.
 -- :stale_after NULL is the board's (lac_default_stale), read here: no round trip.
-SELECT c.*, false AS has_paths
+SELECT c.*, false AS has_paths, false AS has_resources
   FROM lac_api_claim_next_free(:lane, :agent, :instance,
                                coalesce(:stale_after::double precision, lac_default_stale())) AS c
 

@@ -57,10 +57,13 @@ UPDATE lac_tasks AS t
        branch = NULL, tip = NULL, landing_since = NULL, returned_at = NULL, returned = NULL
  WHERE t.id = :task_id AND t.state = 'open' AND {{claimable}}
 -- RETURNING sees the table by its own name, not by its alias.
-RETURNING *, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = lac_tasks.id) AS has_paths
+RETURNING *, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = lac_tasks.id) AS has_paths,
+          EXISTS (SELECT 1 FROM lac_task_resources r WHERE r.task_id = lac_tasks.id)
+              AS has_resources
 
 -- name: next_candidate
-SELECT t.id, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS has_paths
+SELECT t.id, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = t.id) AS has_paths,
+       EXISTS (SELECT 1 FROM lac_task_resources r WHERE r.task_id = t.id) AS has_resources
   FROM lac_tasks t
  WHERE t.lane = :lane AND t.state = 'open' AND {{claimable}}
    AND t.id NOT IN (SELECT value FROM json_each(:skip))
@@ -84,7 +87,9 @@ UPDATE lac_tasks AS u
                 ORDER BY t.priority DESC, t.created_at, t.id
                 LIMIT 1)
    AND NOT EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = u.id)
-RETURNING *, false AS has_paths
+   -- a task that needs resources is granted them on the general path
+   AND NOT EXISTS (SELECT 1 FROM lac_task_resources r WHERE r.task_id = u.id)
+RETURNING *, false AS has_paths, false AS has_resources
 
 -- name: get_task
 SELECT * FROM lac_tasks WHERE id = :task_id

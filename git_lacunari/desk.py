@@ -447,6 +447,16 @@ def _matches(main: Path, pattern: str) -> list[Path]:
     return kept
 
 
+def _stays_in(desk: Path, where: Path) -> bool:
+    """Whether ``where`` (or what of it exists yet) is inside ``desk`` once
+    every symlink on the way is followed."""
+    top = Path(os.path.realpath(desk))
+    probe = where
+    while not os.path.lexists(probe) and probe != desk and desk in probe.parents:
+        probe = probe.parent
+    return _inside(Path(os.path.realpath(probe)), top)
+
+
 def furnish(main: Path, desk: Path, setup: Setup, echo: Echo) -> list[str]:
     """Copy and link what ``setup`` names from the main work tree into the
     desk; what could not be is said (and returned), never made up."""
@@ -456,6 +466,7 @@ def furnish(main: Path, desk: Path, setup: Setup, echo: Echo) -> list[str]:
         said.append(line)
         echo(f"git lac: desk: {line}")
 
+    placed: list[Path] = []
     for key, patterns, linking in (
         ("lac.desk.copy", setup.copy, False),
         ("lac.desk.link", setup.link, True),
@@ -469,8 +480,16 @@ def furnish(main: Path, desk: Path, setup: Setup, echo: Echo) -> list[str]:
             for source in found:
                 rel = source.relative_to(main)
                 target = desk / rel
+                if any(_inside(target, done) for done in placed):
+                    continue  # inside what was copied or linked whole already
                 if os.path.lexists(target):
                     tell(f"{key} {str(rel)!r}: the desk has its own, kept")
+                    continue
+                if not _stays_in(desk, target.parent):
+                    # The commit the desk checks out has a symlink on the
+                    # way: what was pushed must not choose where this writes.
+                    done = "linked" if linking else "copied"
+                    tell(f"{key} {str(rel)!r}: a symlink in the desk leads out of it: not {done}")
                     continue
                 try:
                     target.parent.mkdir(parents=True, exist_ok=True)
@@ -480,6 +499,7 @@ def furnish(main: Path, desk: Path, setup: Setup, echo: Echo) -> list[str]:
                         shutil.copytree(source, target, symlinks=True)
                     else:
                         shutil.copy2(source, target, follow_symlinks=False)
+                    placed.append(target)
                 except OSError as exc:
                     tell(f"{key} {str(rel)!r}: {exc.strerror or exc}")
     return said

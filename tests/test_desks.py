@@ -277,6 +277,7 @@ def test_a_desk_git_cannot_make_leaves_no_claim(lac: Lac, clone: Path) -> None:
     failed = lac("claim", "--next", "--worktree")
     assert failed.code == 3, failed.err
     assert "git cannot make the desk" in failed.err
+    assert "(the claim of task #1 is given back)" in failed.err
     assert task(lac, 1)["state"] == "open"
     assert (trees(clone), branches(clone)) == before
 
@@ -689,3 +690,48 @@ def test_prune_says_a_claim_held_elsewhere_plainly(lac: Lac, clone: Path) -> Non
     assert "its claim is held elsewhere now (claimed by tester) and it was clean" in pruned.out
     assert "((" not in pruned.out and "))" not in pruned.out and not path.exists()
     assert task(lac, 1)["state"] == "claimed"
+
+
+def test_a_committed_symlink_cannot_lead_a_copy_out_of_the_desk(
+    lac: Lac, clone: Path, tmp_path: Path
+) -> None:
+    """The commit the desk checks out makes `config` a symlink to a directory
+    outside: copying or linking `config/db.local` there would write where the
+    pusher chose. It is said and skipped; nothing is written outside."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    other = tmp_path / "pusher"
+    git(tmp_path, "clone", "-q", str(tmp_path / "origin.git"), str(other))
+    (other / "config").symlink_to(outside)
+    (other / ".lacconfig").write_text(
+        '[lac "desk"]\n\tcopy = config/*.local\n\tlink = config/db.local\n'
+    )
+    git(other, "add", "-f", "config", ".lacconfig")
+    git(other, "commit", "-qm", "config is elsewhere", "--no-verify")
+    git(other, "push", "-q", "origin", "main")
+    git(clone, "fetch", "-q")
+    assert lac("task", "add", "T").code == 0
+    made = lac("claim", "1", "--worktree", "--json")
+    assert made.code == 0, made.err
+    assert list(outside.iterdir()) == []
+    notes = made.json["desk"]["notes"]
+    assert notes == [
+        "lac.desk.copy 'config/db.local': a symlink in the desk leads out of it: not copied",
+        "lac.desk.link 'config/db.local': a symlink in the desk leads out of it: not linked",
+    ], notes
+    assert (clone / "config" / "db.local").read_text() == "db=local\n"
+
+
+def test_a_glob_over_a_directory_copies_it_once(lac: Lac, clone: Path) -> None:
+    """`**` names a directory and everything in it: the directory is copied
+    whole, and what is in it is not said again as the desk's own."""
+    (clone / "config" / "nested").mkdir()
+    (clone / "config" / "nested" / "deep.local").write_text("deep\n")
+    push_lacconfig(clone, '[lac "desk"]\n\tcopy = config/**\n')
+    assert lac("task", "add", "T").code == 0
+    made = lac("claim", "1", "--worktree", "--json")
+    assert made.code == 0, made.err
+    path = Path(made.json["desk"]["path"])
+    assert (path / "config" / "nested" / "deep.local").read_text() == "deep\n"
+    assert (path / "config" / "db.local").read_text() == "db=local\n"
+    assert made.json["desk"]["notes"] == [], made.json["desk"]["notes"]

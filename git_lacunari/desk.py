@@ -27,7 +27,7 @@ import threading
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -637,10 +637,16 @@ class Work:
         return ", ".join(parts)
 
 
-def uncommitted(path: Path) -> Work:
+def uncommitted(path: Path) -> Work | None:
     """Modified tracked files, staged changes and untracked files git does
-    not ignore (``git status``; ``.lac/`` ignores itself)."""
-    out = git("status", "--porcelain=v1", "-z", "--untracked-files=all", cwd=path)
+    not ignore (``git status``; ``.lac/`` ignores itself). None: the desk is
+    gone (removed meanwhile, say by another ``desks --prune``)."""
+    try:
+        out = git("status", "--porcelain=v1", "-z", "--untracked-files=all", cwd=path)
+    except CannotWorkHere:
+        if not os.path.isdir(path):
+            return None
+        raise
     modified = staged = untracked = 0
     entries = out.decode("utf-8", "surrogateescape").split("\0")
     skip = False
@@ -695,6 +701,20 @@ def contains(repo: Repo, destination: str, tip: str) -> bool:
     except CannotWorkHere:
         return False
     return True
+
+
+@contextlib.contextmanager
+def pruning(repo: Repo) -> Iterator[None]:
+    """One ``desks --prune`` at a time in a clone: ``git worktree remove`` is
+    no compare-and-swap, so two at once could both remove, and both report,
+    one desk."""
+    import fcntl
+
+    where = default_root(repo).parent / "desks-prune.lock"
+    where.parent.mkdir(parents=True, exist_ok=True)
+    with open(where, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def remove(repo: Repo, desk: Desk) -> None:

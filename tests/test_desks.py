@@ -735,3 +735,34 @@ def test_a_glob_over_a_directory_copies_it_once(lac: Lac, clone: Path) -> None:
     assert (path / "config" / "nested" / "deep.local").read_text() == "deep\n"
     assert (path / "config" / "db.local").read_text() == "db=local\n"
     assert made.json["desk"]["notes"] == [], made.json["desk"]["notes"]
+
+
+def test_racing_prunes_remove_each_desk_once_and_all_answer(lac: Lac, clone: Path) -> None:
+    """Three real `desks --prune` processes at once: every desk is removed by
+    exactly one of them, and the others say so and exit 0 (a desk gone
+    meanwhile is no failure of this machine's git)."""
+    paths = []
+    for n in range(6):
+        assert lac("task", "add", f"T{n}").code == 0
+        made = lac("claim", str(n + 1), "--worktree", "--json")
+        assert made.code == 0, made.err
+        paths.append(made.json["desk"]["path"])
+        assert lac("release", str(n + 1), cwd=Path(paths[-1])).code == 0
+    procs = [
+        subprocess.Popen(
+            [LAC, "desks", "--prune", "--json"],
+            cwd=clone,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    answers = [(p, *p.communicate()) for p in procs]
+    removed: list[str] = []
+    for proc, out, err in answers:
+        assert proc.returncode == 0, err
+        assert "Traceback" not in err and "not installed" not in err, err
+        removed += [r["path"] for r in json.loads(out)["removed"]]
+    assert sorted(removed) == sorted(paths)
+    assert trees(clone) == [str(clone)] and not any(Path(p).exists() for p in paths)

@@ -256,6 +256,15 @@ def _row(d: Desk, task: Task | None, live: bool, work: Work | None) -> dict[str,
 
 def desks(session: Session, *, prune: bool) -> Result:
     from .. import desk
+
+    if not prune:
+        return _desks(session, prune=False)
+    with desk.pruning(session.repo):  # what it lists is what it may remove
+        return _desks(session, prune=True)
+
+
+def _desks(session: Session, *, prune: bool) -> Result:
+    from .. import desk
     from ..landing import destination
     from ..views.terminal import table
 
@@ -303,7 +312,11 @@ def desks(session: Session, *, prune: bool) -> Result:
         try:
             desk.remove(repo, d)
         except CannotWorkHere as exc:
-            why = f"git would not remove it: {exc.message}"
+            why = (
+                "its directory is gone (removed meanwhile)"
+                if not os.path.isdir(d.path)
+                else f"git would not remove it: {exc.message}"
+            )
             kept.append({"path": str(d.path), "task": d.task, "why": why})
             said.append(f"kept: {name}: {why}")
             continue

@@ -582,9 +582,9 @@ def test_a_setup_that_leaves_a_process_running_does_not_hold_the_claim(
         while "from the server" not in log.read_text() and time.monotonic() < deadline:
             time.sleep(0.1)
         assert log.read_text() == "started\nfrom the server\n"
-    finally:
+    finally:  # the setup's process group: the background job and its sleep
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(server, signal.SIGKILL)
+            os.killpg(os.getpgid(server), signal.SIGKILL)
 
 
 def test_stopping_a_claim_stops_its_setup_and_keeps_claim_and_desk(lac: Lac, clone: Path) -> None:

@@ -167,6 +167,8 @@ def _check_place(repo: Repo, given: str, path: Path) -> Path:
     own = Path(os.path.realpath(default_root(repo)))
     for tree in worktrees(repo):
         top = Path(os.path.realpath(tree.path))
+        if top == common:
+            continue  # a bare repository: no working tree, its git dir is checked below
         # The main tree holds the git directory, which is no part of it; a
         # desk made inside another desk is that desk's, wherever it is.
         in_git_dir = _inside(real, common) and not _inside(top, common)
@@ -375,6 +377,7 @@ def bind(repo: Repo, desk: Repo, *, agent: str, instance: Instance, task_id: int
     )
     os.replace(tmp, file)
     if (repo.get("extensions.worktreeconfig") or "").strip().lower() not in ("true", "1"):
+        _keep_main_tree_keys(repo)
         repo.set_config("extensions.worktreeConfig", "true")
     git("config", "--worktree", "lac.agent", agent, cwd=desk.toplevel)
     git("config", "--worktree", DESK_TASK, str(task_id), cwd=desk.toplevel)
@@ -400,6 +403,27 @@ def default_task(repo: Repo, path: Path) -> int | None:
     if os.path.realpath(path.parent) != os.path.realpath(default_root(repo)):
         return None
     return _task_number(name[len("task-") :])
+
+
+def _keep_main_tree_keys(repo: Repo) -> None:
+    """Before ``extensions.worktreeConfig`` goes on: ``core.bare`` and
+    ``core.worktree`` in the shared config would then apply to every working
+    tree (a clone made with ``--bare`` and worked in through worktrees would
+    find each of them "bare"), so they move to the main tree's own
+    ``config.worktree``, as git-worktree(1) asks."""
+    shared = str(repo.common_dir / "config")
+    own = str(repo.common_dir / "config.worktree")
+    for key in ("core.bare", "core.worktree"):
+        try:
+            value = git("config", "--file", shared, "--get", key, cwd=repo.toplevel)
+        except CannotWorkHere:
+            continue  # not set
+        value_text = value.decode("utf-8", "surrogateescape").strip()
+        if key == "core.bare" and value_text.lower() not in ("true", "yes", "on", "1"):
+            continue  # false everywhere is what a tree without it reads
+        git("config", "--file", own, key, value_text, cwd=repo.toplevel)
+        with contextlib.suppress(CannotWorkHere):  # a racing desk moved it first
+            git("config", "--file", shared, "--unset", key, cwd=repo.toplevel)
 
 
 def desk_task(repo: Repo) -> int | None:

@@ -766,3 +766,44 @@ def test_racing_prunes_remove_each_desk_once_and_all_answer(lac: Lac, clone: Pat
         removed += [r["path"] for r in json.loads(out)["removed"]]
     assert sorted(removed) == sorted(paths)
     assert trees(clone) == [str(clone)] and not any(Path(p).exists() for p in paths)
+
+
+def test_a_desk_of_a_bare_clone_worked_in_through_worktrees_breaks_none_of_them(
+    tmp_path: Path, board_url: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git clone --bare` then `git worktree add`: the shared config says
+    `core.bare = true`. Turning on per-worktree config for the first desk
+    must not make every worktree of the clone read as bare."""
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", str(origin))
+    seed = tmp_path / "seed"
+    git(tmp_path, "clone", "-q", str(origin), str(seed))
+    (seed / "README").write_text("hello\n")
+    git(seed, "add", "README")
+    git(seed, "commit", "-qm", "base")
+    git(seed, "push", "-q", "origin", "HEAD:main")
+    bare = tmp_path / "proj.git"
+    git(tmp_path, "clone", "-q", "--bare", str(origin), str(bare))
+    work = tmp_path / "wt-main"
+    git(bare, "worktree", "add", "-q", str(work), "main")
+    init = ["init"] + (["--url", board_url] if board_url else [])
+    assert lac_inprocess(work, *init).code == 0
+    assert lac_inprocess(work, "task", "add", "A").code == 0
+    assert lac_inprocess(work, "task", "add", "B").code == 0
+    made = lac_inprocess(work, "claim", "1", "--worktree", "--json")
+    assert made.code == 0, made.err
+    desk = Path(made.json["desk"]["path"])
+    assert desk == bare / "lacunari" / "worktrees" / "task-1"
+    # Every tree still works as one, and the bare repository is still bare.
+    for tree in (work, desk):
+        assert git(tree, "rev-parse", "--is-bare-repository").strip() == "false"
+        assert git(tree, "status", "--porcelain") == ""
+    assert git(bare, "rev-parse", "--is-bare-repository").strip() == "true"
+    assert lac_inprocess(work, "desks").code == 0
+    assert lac_inprocess(desk, "whoami", "--json").json["source"] == "git config lac.agent"
+    # The desks' place inside the bare repository takes a PATH of one's own.
+    named = bare / "lacunari" / "worktrees" / "named"
+    second = lac_inprocess(work, "claim", "2", "--worktree", str(named))
+    assert second.code == 0, second.err
+    assert git(named, "symbolic-ref", "--short", "HEAD").strip() == "lac/task-2"

@@ -112,17 +112,23 @@ def claim_desk(
                 desk.unmake(repo, planned)
                 raise
         except BaseException as exc:
+            given_back = False
             if not got.again:  # no desk, no claim
                 with contextlib.suppress(LacError):
                     board.release(tid)
-            if isinstance(exc, InvalidInput):  # exit 2 writes nothing; this claimed first
-                raise CannotWorkHere(
-                    f"{exc.message} (the claim of task #{tid} is given back)"
-                ) from None
-            if isinstance(exc, CannotWorkHere) and not got.again:
-                raise CannotWorkHere(
-                    f"{exc.message} (the claim of task #{tid} is given back)"
-                ) from None
+                    given_back = True
+            # exit 2 writes nothing, and this claimed first: said as exit 3,
+            # with what became of the claim (git's own failure too).
+            if isinstance(exc, InvalidInput) or type(exc) is CannotWorkHere:
+                if given_back:
+                    fate = f"the claim of task #{tid} is given back"
+                elif got.again:
+                    fate = f"task #{tid} was claimed here already and stays so"
+                else:
+                    fate = (
+                        f"the claim of task #{tid} could not be given back: `git lac release {tid}`"
+                    )
+                raise CannotWorkHere(f"{exc.message} ({fate})") from None
             raise
         notes = desk.furnish(desk.main_tree(repo), at.toplevel, setup, echo)
         variables = claim_env(board, got.task)

@@ -21,9 +21,13 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
+import threading
+import time
+import unicodedata
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,44 +109,124 @@ def _inside(path: Path, top: Path) -> bool:
     return path == top or top in path.parents
 
 
+# A line break or another control character in a desk's path would forge
+# lines wherever the path is printed or read back line by line (`.lac/env`,
+# a harness's config), and git itself cannot make every such directory.
+_PATH_REFUSED = frozenset(("Cc", "Zl", "Zp"))
+
+
 def check_path(repo: Repo, given: str) -> Path:
     """A desk's PATH, absolute: refused (exit 2, before anything is written)
     unless it is an empty directory or nothing yet, outside every working
-    tree of this clone (a desk inside one would be its untracked files)."""
+    tree of this clone (a desk inside one would be its untracked files) and
+    outside its git directory but for the desks' own place there. A symlink
+    to an empty directory is that directory."""
     if not given or "\0" in given:
         raise InvalidInput("--worktree PATH: give a path")
+    bad = next((c for c in given if unicodedata.category(c) in _PATH_REFUSED), None)
+    if bad is not None:
+        raise InvalidInput(
+            f"--worktree {given[:80]!r} holds U+{ord(bad):04X} "
+            f"({unicodedata.name(bad, 'a control character')}): a desk's path takes no "
+            "control characters or line breaks"
+        )
     path = Path(os.path.abspath(os.path.expanduser(given)))
-    real = Path(os.path.realpath(path))
-    if path.is_symlink() or real.exists() and not real.is_dir():
-        raise InvalidInput(f"--worktree {given!r} is not a directory: a desk needs an empty one")
+    try:
+        return _check_place(repo, given, path)
+    except OSError as exc:  # too long, a loop of symlinks, no permission
+        raise InvalidInput(
+            f"--worktree {given[:80]!r} cannot be used: {exc.strerror or exc}"
+        ) from None
+
+
+def _check_place(repo: Repo, given: str, path: Path) -> Path:
+    real = Path(os.path.realpath(path, strict=False))
+    if path.is_symlink():
+        if not real.is_dir():
+            raise InvalidInput(
+                f"--worktree {given[:80]!r} is a symlink to {str(real)[:200]!r}, which is no "
+                "directory: a desk needs an empty directory or a new path"
+            )
+        path = real
+    elif real.exists() and not real.is_dir():
+        raise InvalidInput(
+            f"--worktree {given[:80]!r} is not a directory: a desk needs an empty one"
+        )
     if real.is_dir():
         try:
             if any(real.iterdir()):
                 raise InvalidInput(
-                    f"--worktree {given!r} is not empty: a desk needs an empty directory "
+                    f"--worktree {given[:80]!r} is not empty: a desk needs an empty directory "
                     "or a new path"
                 )
         except OSError as exc:
-            raise InvalidInput(f"--worktree {given!r} cannot be read: {exc.strerror}") from None
+            raise InvalidInput(
+                f"--worktree {given[:80]!r} cannot be read: {exc.strerror}"
+            ) from None
     common = Path(os.path.realpath(repo.common_dir))
+    own = Path(os.path.realpath(default_root(repo)))
     for tree in worktrees(repo):
         top = Path(os.path.realpath(tree.path))
-        if _inside(real, top) and not _inside(real, common):
+        if top == common:
+            continue  # a bare repository: no working tree, its git dir is checked below
+        # The main tree holds the git directory, which is no part of it; a
+        # desk made inside another desk is that desk's, wherever it is.
+        in_git_dir = _inside(real, common) and not _inside(top, common)
+        if _inside(real, top) and not in_git_dir:
             raise InvalidInput(
-                f"--worktree {given!r} is inside the working tree {tree.path}: "
+                f"--worktree {given[:80]!r} is inside the working tree {tree.path}: "
                 "a desk goes outside every working tree of the clone"
             )
+    if _inside(real, common) and not (real != own and _inside(real, own)):
+        # git keeps each worktree's own files in .git/worktrees/NAME: a desk
+        # there, or among the objects and refs, would be mixed up with them.
+        raise InvalidInput(
+            f"--worktree {given[:80]!r} is inside the git directory {repo.common_dir}: "
+            f"a desk goes outside it, or in {own} (the default)"
+        )
     return path
 
 
 def check_branch(repo: Repo, branch: str) -> str:
-    try:
-        git("check-ref-format", "--branch", branch, cwd=repo.toplevel)
+    """A ``--branch`` name: a valid branch name that means the same branch
+    wherever git reads it (refused, exit 2, before anything is written)."""
+    bad = f"--branch {branch[:80]!r} is not a valid branch name"
+    if not branch or branch.startswith("-") or branch in ("HEAD", "@"):
+        raise InvalidInput(bad)
+    try:  # not --branch, which reads @{-1} and @ as the branches they name
+        git("check-ref-format", f"refs/heads/{branch}", cwd=repo.toplevel)
     except CannotWorkHere:
-        raise InvalidInput(f"--branch {branch[:80]!r} is not a valid branch name") from None
-    if branch.startswith("-"):
-        raise InvalidInput(f"--branch {branch[:80]!r} is not a valid branch name")
+        raise InvalidInput(bad) from None
+    if branch.startswith("refs/"):
+        raise InvalidInput(
+            f"--branch {branch[:80]!r} would make the branch refs/heads/{branch[:80]}: "
+            f"name it alone (e.g. {branch.split('/')[-1][:80]!r})"
+        )
+    # A branch spelled like a remote-tracking branch or a tag would make that
+    # name ambiguous: `origin/main` would then mean the local one, the
+    # destination included.
+    try:
+        remotes = git("remote", cwd=repo.toplevel).decode("utf-8", "replace").split()
+    except CannotWorkHere:
+        remotes = []
+    first = branch.split("/", 1)[0]
+    for kind, ref, clash in (
+        ("a remote-tracking branch", f"refs/remotes/{branch}", first in remotes and "/" in branch),
+        ("a tag", f"refs/tags/{branch}", False),
+    ):
+        if clash or _ref_exists(repo, ref):
+            raise InvalidInput(
+                f"--branch {branch[:80]!r} is also the name of {kind}: git would read it as "
+                "either; name the branch otherwise"
+            )
     return branch
+
+
+def _ref_exists(repo: Repo, ref: str) -> bool:
+    try:
+        return bool(git("rev-parse", "--verify", "-q", ref, cwd=repo.toplevel).strip())
+    except CannotWorkHere:
+        return False
 
 
 def branch_tip(repo: Repo, branch: str) -> str | None:
@@ -160,9 +244,11 @@ def commit_of(repo: Repo, rev: str) -> str:
     return out.decode().strip()
 
 
-def checked_out_at(repo: Repo, branch: str) -> Path | None:
+def checked_out_at(repo: Repo, branch: str, *, present: bool = False) -> Path | None:
+    """The working tree ``branch`` is checked out in; ``present``: only one
+    whose directory is still there (:func:`make` prunes the others first)."""
     for tree in worktrees(repo):
-        if tree.branch == branch:
+        if tree.branch == branch and not (present and tree.missing):
             return tree.path
     return None
 
@@ -182,7 +268,7 @@ class Plan:
 def plan(repo: Repo, *, path: Path, branch: str, destination: str) -> Plan:
     """A desk's plan: an existing ``branch`` is continued at its tip (never
     reset); a new one starts at the destination's tip as last fetched."""
-    held = checked_out_at(repo, branch)
+    held = checked_out_at(repo, branch, present=True)
     if held is not None:
         raise InvalidInput(f"branch {branch} is checked out at {held}: a desk needs its own")
     tip = branch_tip(repo, branch)
@@ -229,7 +315,7 @@ def read_setup(repo: Repo, commit: str) -> Setup:
     except CannotWorkHere:
         return Setup()
     try:
-        out = git("config", "--blob", blob, "-z", "--list", cwd=repo.toplevel)
+        out = git("config", "--blob", blob, "--no-includes", "-z", "--list", cwd=repo.toplevel)
     except CannotWorkHere as exc:
         raise InvalidInput(f"the {SHARED_FILE} at {commit[:12]} cannot be read: {exc}") from None
     copy: list[str] = []
@@ -291,15 +377,58 @@ def bind(repo: Repo, desk: Repo, *, agent: str, instance: Instance, task_id: int
     )
     os.replace(tmp, file)
     if (repo.get("extensions.worktreeconfig") or "").strip().lower() not in ("true", "1"):
+        _keep_main_tree_keys(repo)
         repo.set_config("extensions.worktreeConfig", "true")
     git("config", "--worktree", "lac.agent", agent, cwd=desk.toplevel)
     git("config", "--worktree", DESK_TASK, str(task_id), cwd=desk.toplevel)
 
 
+MAX_TASK = 2**63 - 1  # what both backends store
+
+
+def _task_number(value: str) -> int | None:
+    """A task id as recorded by a desk; a value edited into nonsense is no task."""
+    value = value.strip()
+    if not (value.isascii() and value.isdigit()):
+        return None
+    number = int(value)
+    return number if 0 < number <= MAX_TASK else None
+
+
+def default_task(repo: Repo, path: Path) -> int | None:
+    """The task whose default desk ``path`` is (None: no task's)."""
+    name = path.name
+    if not name.startswith("task-"):
+        return None
+    if os.path.realpath(path.parent) != os.path.realpath(default_root(repo)):
+        return None
+    return _task_number(name[len("task-") :])
+
+
+def _keep_main_tree_keys(repo: Repo) -> None:
+    """Before ``extensions.worktreeConfig`` goes on: ``core.bare`` and
+    ``core.worktree`` in the shared config would then apply to every working
+    tree (a clone made with ``--bare`` and worked in through worktrees would
+    find each of them "bare"), so they move to the main tree's own
+    ``config.worktree``, as git-worktree(1) asks."""
+    shared = str(repo.common_dir / "config")
+    own = str(repo.common_dir / "config.worktree")
+    for key in ("core.bare", "core.worktree"):
+        try:
+            value = git("config", "--file", shared, "--get", key, cwd=repo.toplevel)
+        except CannotWorkHere:
+            continue  # not set
+        value_text = value.decode("utf-8", "surrogateescape").strip()
+        if key == "core.bare" and value_text.lower() not in ("true", "yes", "on", "1"):
+            continue  # false everywhere is what a tree without it reads
+        git("config", "--file", own, key, value_text, cwd=repo.toplevel)
+        with contextlib.suppress(CannotWorkHere):  # a racing desk moved it first
+            git("config", "--file", shared, "--unset", key, cwd=repo.toplevel)
+
+
 def desk_task(repo: Repo) -> int | None:
     """The task this working tree is the desk of (None: it is no desk)."""
-    value = (repo.get(DESK_TASK) or "").strip()
-    return int(value) if value.isdigit() else None
+    return _task_number(repo.get(DESK_TASK) or "")
 
 
 def lac_dir(desk: Path) -> Path:
@@ -342,6 +471,16 @@ def _matches(main: Path, pattern: str) -> list[Path]:
     return kept
 
 
+def _stays_in(desk: Path, where: Path) -> bool:
+    """Whether ``where`` (or what of it exists yet) is inside ``desk`` once
+    every symlink on the way is followed."""
+    top = Path(os.path.realpath(desk))
+    probe = where
+    while not os.path.lexists(probe) and probe != desk and desk in probe.parents:
+        probe = probe.parent
+    return _inside(Path(os.path.realpath(probe)), top)
+
+
 def furnish(main: Path, desk: Path, setup: Setup, echo: Echo) -> list[str]:
     """Copy and link what ``setup`` names from the main work tree into the
     desk; what could not be is said (and returned), never made up."""
@@ -351,6 +490,7 @@ def furnish(main: Path, desk: Path, setup: Setup, echo: Echo) -> list[str]:
         said.append(line)
         echo(f"git lac: desk: {line}")
 
+    placed: list[Path] = []
     for key, patterns, linking in (
         ("lac.desk.copy", setup.copy, False),
         ("lac.desk.link", setup.link, True),
@@ -364,8 +504,16 @@ def furnish(main: Path, desk: Path, setup: Setup, echo: Echo) -> list[str]:
             for source in found:
                 rel = source.relative_to(main)
                 target = desk / rel
+                if any(_inside(target, done) for done in placed):
+                    continue  # inside what was copied or linked whole already
                 if os.path.lexists(target):
                     tell(f"{key} {str(rel)!r}: the desk has its own, kept")
+                    continue
+                if not _stays_in(desk, target.parent):
+                    # The commit the desk checks out has a symlink on the
+                    # way: what was pushed must not choose where this writes.
+                    done = "linked" if linking else "copied"
+                    tell(f"{key} {str(rel)!r}: a symlink in the desk leads out of it: not {done}")
                     continue
                 try:
                     target.parent.mkdir(parents=True, exist_ok=True)
@@ -375,6 +523,7 @@ def furnish(main: Path, desk: Path, setup: Setup, echo: Echo) -> list[str]:
                         shutil.copytree(source, target, symlinks=True)
                     else:
                         shutil.copy2(source, target, follow_symlinks=False)
+                    placed.append(target)
                 except OSError as exc:
                     tell(f"{key} {str(rel)!r}: {exc.strerror or exc}")
     return said
@@ -386,6 +535,8 @@ class SetupRun:
     exit_code: int | None = None
     log: str | None = None
     last_lines: list[str] = field(default_factory=list)
+    killed_by: signal.Signals | None = None  # what ended the setup, if a signal did
+    stopped_by: signal.Signals | None = None  # what stopped this command meanwhile
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -395,14 +546,32 @@ class SetupRun:
             "last_lines": self.last_lines,
         }
 
+    def ended(self) -> str:
+        """How the setup ended, as people say it."""
+        if self.killed_by is not None:
+            return f"was killed by {self.killed_by.name} (exit {self.exit_code})"
+        return f"exited {self.exit_code}"
+
+
+_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_POLL = 0.05  # seconds between reads of a running setup's log
+
 
 def run_setup(desk: Path, command: str | None, env: Mapping[str, str], echo: Echo) -> SetupRun:
     """Run ``command`` with ``sh`` in the desk (nothing to read on stdin), its
-    output said on stderr and kept in ``.lac/setup.log``."""
+    output said on stderr and kept in ``.lac/setup.log``.
+
+    The setup writes to the log itself, not to a pipe, so a process it leaves
+    running (a dev server started with ``&``) keeps its output going there and
+    does not hold this command open: the setup is over when ``sh`` exits. It
+    runs in a process group of its own, to which Ctrl-C, SIGTERM and SIGHUP
+    sent to this command are passed on (twice: SIGKILL), so stopping a claim
+    stops its setup too, all of it."""
     if command is None:
         return SetupRun(None)
     log = lac_dir(desk) / LOG_NAME
     tail: deque[str] = deque(maxlen=TAIL_LINES)
+    own_group = threading.current_thread() is threading.main_thread()
     with open(log, "wb") as out:
         try:
             proc = subprocess.Popen(
@@ -411,21 +580,55 @@ def run_setup(desk: Path, command: str | None, env: Mapping[str, str], echo: Ech
                 # Not a drainer's LAC_INSTANCE: commands there act as the desk.
                 env={**{k: v for k, v in os.environ.items() if k != "LAC_INSTANCE"}, **env},
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
+                stdout=out,
                 stderr=subprocess.STDOUT,
+                process_group=0 if own_group else None,
             )
         except OSError as exc:
             out.write(f"cannot run sh: {exc}\n".encode())
             return SetupRun(command, 127, str(log), [f"cannot run sh: {exc}"])
-        assert proc.stdout is not None
-        for raw in proc.stdout:
-            out.write(raw)
-            out.flush()
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            tail.append(line)
-            echo(line)
+    got: list[signal.Signals] = []
+
+    def forward(signum: int, frame: object) -> None:
+        got.append(signal.Signals(signum))
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL if len(got) > 1 else signum)
+
+    before = {sig: signal.signal(sig, forward) for sig in _FORWARDED} if own_group else {}
+    try:
+        with open(log, "rb") as reader:
+            pending = b""
+            while True:
+                over = proc.poll() is not None
+                chunk = reader.read(1 << 16)
+                if chunk:
+                    *lines, pending = (pending + chunk).split(b"\n")
+                    for raw in lines:
+                        line = raw.decode("utf-8", "replace").rstrip("\r")
+                        tail.append(line)
+                        echo(line)
+                    continue
+                if over:
+                    break
+                time.sleep(_POLL)
+            if pending:
+                line = pending.decode("utf-8", "replace").rstrip("\r")
+                tail.append(line)
+                echo(line)
         code = proc.wait()
-    return SetupRun(command, code, str(log), list(tail))
+    finally:
+        for sig, handler in before.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+    killed = signal.Signals(-code) if code < 0 else None
+    return SetupRun(
+        command,
+        128 - code if code < 0 else code,  # as a shell says a signal: 128+N
+        str(log),
+        list(tail),
+        killed_by=killed,
+        stopped_by=got[0] if got else None,
+    )
 
 
 # --- what a desk holds ---------------------------------------------------------------
@@ -458,10 +661,16 @@ class Work:
         return ", ".join(parts)
 
 
-def uncommitted(path: Path) -> Work:
+def uncommitted(path: Path) -> Work | None:
     """Modified tracked files, staged changes and untracked files git does
-    not ignore (``git status``; ``.lac/`` ignores itself)."""
-    out = git("status", "--porcelain=v1", "-z", "--untracked-files=all", cwd=path)
+    not ignore (``git status``; ``.lac/`` ignores itself). None: the desk is
+    gone (removed meanwhile, say by another ``desks --prune``)."""
+    try:
+        out = git("status", "--porcelain=v1", "-z", "--untracked-files=all", cwd=path)
+    except CannotWorkHere:
+        if not os.path.isdir(path):
+            return None
+        raise
     modified = staged = untracked = 0
     entries = out.decode("utf-8", "surrogateescape").split("\0")
     skip = False
@@ -502,13 +711,11 @@ def desks(repo: Repo) -> list[Desk]:
             out = git("config", "--file", str(config), "--get", DESK_TASK, cwd=repo.toplevel)
         except CannotWorkHere:
             continue
-        value = out.decode().strip()
-        if not value.isdigit():
+        number = _task_number(out.decode("utf-8", "replace"))
+        if number is None:
             continue
         inst = read_instance(tree.git_dir / INSTANCE_FILE)
-        found.append(
-            Desk(tree.path, int(value), tree.branch, inst.id if inst else None, tree.missing)
-        )
+        found.append(Desk(tree.path, number, tree.branch, inst.id if inst else None, tree.missing))
     return found
 
 
@@ -518,6 +725,20 @@ def contains(repo: Repo, destination: str, tip: str) -> bool:
     except CannotWorkHere:
         return False
     return True
+
+
+@contextlib.contextmanager
+def pruning(repo: Repo) -> Iterator[None]:
+    """One ``desks --prune`` at a time in a clone: ``git worktree remove`` is
+    no compare-and-swap, so two at once could both remove, and both report,
+    one desk."""
+    import fcntl
+
+    where = default_root(repo).parent / "desks-prune.lock"
+    where.parent.mkdir(parents=True, exist_ok=True)
+    with open(where, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def remove(repo: Repo, desk: Desk) -> None:

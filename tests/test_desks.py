@@ -8,10 +8,14 @@ both backends.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -273,6 +277,7 @@ def test_a_desk_git_cannot_make_leaves_no_claim(lac: Lac, clone: Path) -> None:
     failed = lac("claim", "--next", "--worktree")
     assert failed.code == 3, failed.err
     assert "git cannot make the desk" in failed.err
+    assert "(the claim of task #1 is given back)" in failed.err
     assert task(lac, 1)["state"] == "open"
     assert (trees(clone), branches(clone)) == before
 
@@ -488,3 +493,349 @@ def test_a_desk_next_cannot_make_after_its_claim_is_exit_3_and_gives_it_back(
     assert task(lac, 1)["state"] == "open"
     assert (taken / "left.txt").read_text() == "from before\n"
     assert "lac/task-1" not in branches(clone)
+
+
+def push_lacconfig(clone: Path, text: str) -> None:
+    (clone / ".lacconfig").write_text(text)
+    git(clone, "add", ".lacconfig")
+    git(clone, "commit", "-qm", "desk config", "--no-verify")
+    git(clone, "push", "-q", "origin", "main")
+
+
+def test_a_path_in_another_desk_or_in_the_git_dir_is_refused_and_nothing_is_claimed(
+    lac: Lac, clone: Path, tmp_path: Path
+) -> None:
+    assert lac("task", "add", "First").code == 0
+    assert lac("task", "add", "Second").code == 0
+    first = Path(lac("claim", "1", "--worktree", "--json").json["desk"]["path"])
+    before = (trees(clone), branches(clone))
+    dot_git = clone / ".git"
+    cases = {
+        # In the first desk: its untracked files, removed with it.
+        str(first / "inner"): "inside the working tree",
+        # git keeps each worktree's own files in .git/worktrees/NAME.
+        str(dot_git / "worktrees" / "mixed"): "inside the git directory",
+        str(dot_git / "refs" / "heads" / "desk"): "inside the git directory",
+        str(dot_git / "lacunari" / "worktrees" / "task-9"): "where the desk of task #9 goes",
+        str(tmp_path / "line\nbreak"): "U+000A",
+        str(tmp_path / "bell\x07"): "U+0007",
+        str(tmp_path / ("x" * 300)): "File name too long",
+        str(tmp_path / "/".join(["y" * 200] * 25)): "too long",
+    }
+    for given, said in cases.items():
+        refused = lac("claim", "2", "--worktree", given, "--json")
+        assert refused.code == 2, (given[:60], refused.err)
+        assert said in refused.json["error"]["message"], (given[:60], refused.err)
+        assert refused.err.count("\n") == 1 and "Traceback" not in refused.err
+        assert (trees(clone), branches(clone)) == before and task(lac, 2)["state"] == "open"
+    assert not (first / "inner").exists() and not (dot_git / "worktrees" / "mixed").exists()
+    # The desks' own place in the git dir is fine under any other name.
+    ok = lac("claim", "2", "--worktree", str(dot_git / "lacunari" / "worktrees" / "second"))
+    assert ok.code == 0, ok.err
+
+
+def test_a_symlink_to_an_empty_directory_is_that_directory(
+    lac: Lac, clone: Path, tmp_path: Path
+) -> None:
+    assert lac("task", "add", "T").code == 0
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    refused = lac("claim", "1", "--worktree", str(dangling))
+    assert refused.code == 2 and "is a symlink to" in refused.err, refused.err
+    assert task(lac, 1)["state"] == "open" and not (tmp_path / "nowhere").exists()
+    real = tmp_path / "big-disk" / "desk"
+    real.mkdir(parents=True)
+    (tmp_path / "desk-link").symlink_to(real)
+    made = lac("claim", "1", "--worktree", str(tmp_path / "desk-link"), "--json")
+    assert made.code == 0, made.err
+    assert made.json["desk"]["path"] == str(real) and (real / "README").exists()
+    assert str(real) in trees(clone) and (tmp_path / "desk-link").is_symlink()
+
+
+def test_a_branch_name_git_would_read_as_another_ref_is_refused(
+    lac: Lac, clone: Path, tmp_path: Path
+) -> None:
+    assert lac("task", "add", "T").code == 0
+    git(clone, "tag", "v1")
+    before = (trees(clone), branches(clone), tip(clone, "origin/main"))
+    for name, said in (
+        ("@", "not a valid branch name"),
+        ("HEAD", "not a valid branch name"),
+        ("@{-1}", "not a valid branch name"),
+        ("refs/heads/fix", "name it alone (e.g. 'fix')"),
+        ("origin/main", "remote-tracking branch"),
+        ("origin/later", "remote-tracking branch"),
+        ("v1", "a tag"),
+    ):
+        refused = lac("claim", "1", "--worktree", str(tmp_path / "d"), "--branch", name)
+        assert refused.code == 2 and said in refused.err, (name, refused.err)
+        assert refused.err.count("\n") == 1
+        assert (trees(clone), branches(clone), tip(clone, "origin/main")) == before
+        assert task(lac, 1)["state"] == "open" and not (tmp_path / "d").exists()
+    # The destination still means the remote's branch: no local one shadows it.
+    assert git(clone, "rev-parse", "--symbolic-full-name", "origin/main").strip() == (
+        "refs/remotes/origin/main"
+    )
+
+
+def test_a_setup_killed_by_a_signal_says_so(lac: Lac, clone: Path) -> None:
+    push_lacconfig(clone, '[lac "desk"]\n\tsetup = "echo before; kill -KILL $$"\n')
+    assert lac("task", "add", "T").code == 0
+    made = lac("claim", "1", "--worktree", "--json")
+    assert made.code == 1 and made.json["unfinished"] == "desk_setup", made.err
+    setup = made.json["desk"]["setup"]
+    assert setup["exit_code"] == 137 and setup["last_lines"] == ["before"]
+    assert "was killed by SIGKILL (exit 137)" in made.err and "exited -9" not in made.err
+    assert task(lac, 1)["state"] == "claimed"
+
+
+def test_a_setup_that_leaves_a_process_running_does_not_hold_the_claim(
+    lac: Lac, clone: Path
+) -> None:
+    """A setup that starts a server in the background is over when its shell
+    exits; what the server prints later still goes to the log."""
+    push_lacconfig(
+        clone,
+        '[lac "desk"]\n\tsetup = "(sleep 1; echo from the server; sleep 60) & '
+        'echo $! > .lac/server.pid; echo started"\n',
+    )
+    assert lac("task", "add", "T").code == 0
+    began = time.monotonic()
+    made = lac("claim", "1", "--worktree", "--json")
+    took = time.monotonic() - began
+    assert made.code == 0, made.err
+    path = Path(made.json["desk"]["path"])
+    server = int((path / ".lac" / "server.pid").read_text())
+    try:
+        assert took < 20, took  # not the background job's 61 seconds
+        assert made.json["desk"]["setup"]["last_lines"] == ["started"]
+        log = path / ".lac" / "setup.log"
+        deadline = time.monotonic() + 20
+        while "from the server" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert log.read_text() == "started\nfrom the server\n"
+    finally:  # the setup's process group: the background job and its sleep
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(os.getpgid(server), signal.SIGKILL)
+
+
+def test_stopping_a_claim_stops_its_setup_and_keeps_claim_and_desk(lac: Lac, clone: Path) -> None:
+    """SIGTERM to `claim --worktree` while its setup runs: the setup's whole
+    process group is stopped too (no orphan left running), the answer is
+    exit 143 with `stopped_by`, and the claim and the desk stay."""
+    push_lacconfig(clone, '[lac "desk"]\n\tsetup = "sleep 120 & echo $! > .lac/child.pid; wait"\n')
+    assert lac("task", "add", "T").code == 0
+    proc = subprocess.Popen(
+        [LAC, "claim", "1", "--worktree", "--json"],
+        cwd=clone,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    pid_file = clone / ".git" / "lacunari" / "worktrees" / "task-1" / ".lac" / "child.pid"
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text().strip()):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, (out, err)
+    body = json.loads(out)
+    assert body["ok"] is False and body["stopped_by"] == "SIGTERM"
+    assert body["desk"]["setup"]["exit_code"] == 143
+    assert "killed by SIGTERM" in err and "Traceback" not in err
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "the setup's child outlived the claim"
+    assert task(lac, 1)["state"] == "claimed" and Path(body["desk"]["path"]).is_dir()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead: reaped by init once its parent went.
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][0] != "Z"
+    return False
+
+
+def test_a_lacconfig_reads_no_file_outside_its_commit(
+    lac: Lac, clone: Path, tmp_path: Path
+) -> None:
+    """`[include] path = …` in the committed file would read this machine's
+    files into it: the .lacconfig is what the commit holds, nothing more."""
+    outside = tmp_path / "outside.ini"
+    outside.write_text('[lac "desk"]\n\tsetup = "touch included-ran"\n')
+    push_lacconfig(clone, f'[include]\n\tpath = {outside}\n[lac "desk"]\n\tcopy = .env\n')
+    assert lac("task", "add", "T").code == 0
+    made = lac("claim", "1", "--worktree", "--json")
+    assert made.code == 0, made.err
+    path = Path(made.json["desk"]["path"])
+    assert made.json["desk"]["setup"]["command"] is None
+    assert not (path / "included-ran").exists() and (path / ".env").exists()
+
+
+def test_a_desk_deleted_by_hand_is_made_again_on_its_branch(lac: Lac, clone: Path) -> None:
+    assert lac("task", "add", "T").code == 0
+    path = Path(lac("claim", "1", "--worktree", "--json").json["desk"]["path"])
+    (path / "w.txt").write_text("w\n")
+    git(path, "add", "w.txt")
+    git(path, "commit", "-qm", "kept on the branch")
+    work = tip(path, "HEAD")
+    shutil.rmtree(path)
+    assert lac("release", "1", "--force", "--reason", "its desk is gone").code == 0
+    again = lac("claim", "1", "--worktree", "--json")
+    assert again.code == 0, again.err
+    assert again.json["desk"]["continued"] is True and tip(path, "HEAD") == work
+    assert (path / "w.txt").read_text() == "w\n"
+
+
+def test_desks_lists_past_a_desk_whose_record_is_edited_into_nonsense(
+    lac: Lac, clone: Path
+) -> None:
+    assert lac("task", "add", "A").code == 0
+    assert lac("task", "add", "B").code == 0
+    a = Path(lac("claim", "1", "--worktree", "--json").json["desk"]["path"])
+    b = Path(lac("claim", "2", "--worktree", "--json").json["desk"]["path"])
+    for nonsense in ("99999999999999999999999", "\u0661", "0"):
+        git(b, "config", "--worktree", "lac.deskTask", nonsense)
+        listed = lac("desks", "--json")
+        assert listed.code == 0, listed.err
+        assert [d["path"] for d in listed.json["desks"]] == [str(a)]
+        pruned = lac("desks", "--prune")
+        assert pruned.code == 0 and "kept: " in pruned.out and b.is_dir()
+        env = lac("env", cwd=b)  # no desk record now: the one claim held there
+        assert env.code == 0 and env.out == "LAC_TASK_ID=2\nLAC_AGENT=tester\n", env.err
+
+
+def test_prune_says_a_claim_held_elsewhere_plainly(lac: Lac, clone: Path) -> None:
+    assert lac("task", "add", "T").code == 0
+    path = Path(lac("claim", "1", "--worktree", "--json").json["desk"]["path"])
+    assert lac("claim", "1", "--take-over").code == 0  # now held in the main tree
+    assert "(elsewhere)" in lac("desks").out
+    pruned = lac("desks", "--prune")
+    assert pruned.code == 0, pruned.err
+    assert "its claim is held elsewhere now (claimed by tester) and it was clean" in pruned.out
+    assert "((" not in pruned.out and "))" not in pruned.out and not path.exists()
+    assert task(lac, 1)["state"] == "claimed"
+
+
+def test_a_committed_symlink_cannot_lead_a_copy_out_of_the_desk(
+    lac: Lac, clone: Path, tmp_path: Path
+) -> None:
+    """The commit the desk checks out makes `config` a symlink to a directory
+    outside: copying or linking `config/db.local` there would write where the
+    pusher chose. It is said and skipped; nothing is written outside."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    other = tmp_path / "pusher"
+    git(tmp_path, "clone", "-q", str(tmp_path / "origin.git"), str(other))
+    (other / "config").symlink_to(outside)
+    (other / ".lacconfig").write_text(
+        '[lac "desk"]\n\tcopy = config/*.local\n\tlink = config/db.local\n'
+    )
+    git(other, "add", "-f", "config", ".lacconfig")
+    git(other, "commit", "-qm", "config is elsewhere", "--no-verify")
+    git(other, "push", "-q", "origin", "main")
+    git(clone, "fetch", "-q")
+    assert lac("task", "add", "T").code == 0
+    made = lac("claim", "1", "--worktree", "--json")
+    assert made.code == 0, made.err
+    assert list(outside.iterdir()) == []
+    notes = made.json["desk"]["notes"]
+    assert notes == [
+        "lac.desk.copy 'config/db.local': a symlink in the desk leads out of it: not copied",
+        "lac.desk.link 'config/db.local': a symlink in the desk leads out of it: not linked",
+    ], notes
+    assert (clone / "config" / "db.local").read_text() == "db=local\n"
+
+
+def test_a_glob_over_a_directory_copies_it_once(lac: Lac, clone: Path) -> None:
+    """`**` names a directory and everything in it: the directory is copied
+    whole, and what is in it is not said again as the desk's own."""
+    (clone / "config" / "nested").mkdir()
+    (clone / "config" / "nested" / "deep.local").write_text("deep\n")
+    push_lacconfig(clone, '[lac "desk"]\n\tcopy = config/**\n')
+    assert lac("task", "add", "T").code == 0
+    made = lac("claim", "1", "--worktree", "--json")
+    assert made.code == 0, made.err
+    path = Path(made.json["desk"]["path"])
+    assert (path / "config" / "nested" / "deep.local").read_text() == "deep\n"
+    assert (path / "config" / "db.local").read_text() == "db=local\n"
+    assert made.json["desk"]["notes"] == [], made.json["desk"]["notes"]
+
+
+def test_racing_prunes_remove_each_desk_once_and_all_answer(lac: Lac, clone: Path) -> None:
+    """Three real `desks --prune` processes at once: every desk is removed by
+    exactly one of them, and the others say so and exit 0 (a desk gone
+    meanwhile is no failure of this machine's git)."""
+    paths = []
+    for n in range(6):
+        assert lac("task", "add", f"T{n}").code == 0
+        made = lac("claim", str(n + 1), "--worktree", "--json")
+        assert made.code == 0, made.err
+        paths.append(made.json["desk"]["path"])
+        assert lac("release", str(n + 1), cwd=Path(paths[-1])).code == 0
+    procs = [
+        subprocess.Popen(
+            [LAC, "desks", "--prune", "--json"],
+            cwd=clone,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    answers = [(p, *p.communicate()) for p in procs]
+    removed: list[str] = []
+    for proc, out, err in answers:
+        assert proc.returncode == 0, err
+        assert "Traceback" not in err and "not installed" not in err, err
+        removed += [r["path"] for r in json.loads(out)["removed"]]
+    assert sorted(removed) == sorted(paths)
+    assert trees(clone) == [str(clone)] and not any(Path(p).exists() for p in paths)
+
+
+def test_a_desk_of_a_bare_clone_worked_in_through_worktrees_breaks_none_of_them(
+    tmp_path: Path, board_url: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git clone --bare` then `git worktree add`: the shared config says
+    `core.bare = true`. Turning on per-worktree config for the first desk
+    must not make every worktree of the clone read as bare."""
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", str(origin))
+    seed = tmp_path / "seed"
+    git(tmp_path, "clone", "-q", str(origin), str(seed))
+    (seed / "README").write_text("hello\n")
+    git(seed, "add", "README")
+    git(seed, "commit", "-qm", "base")
+    git(seed, "push", "-q", "origin", "HEAD:main")
+    bare = tmp_path / "proj.git"
+    git(tmp_path, "clone", "-q", "--bare", str(origin), str(bare))
+    work = tmp_path / "wt-main"
+    git(bare, "worktree", "add", "-q", str(work), "main")
+    init = ["init"] + (["--url", board_url] if board_url else [])
+    assert lac_inprocess(work, *init).code == 0
+    assert lac_inprocess(work, "task", "add", "A").code == 0
+    assert lac_inprocess(work, "task", "add", "B").code == 0
+    made = lac_inprocess(work, "claim", "1", "--worktree", "--json")
+    assert made.code == 0, made.err
+    desk = Path(made.json["desk"]["path"])
+    assert desk == bare / "lacunari" / "worktrees" / "task-1"
+    # Every tree still works as one, and the bare repository is still bare.
+    for tree in (work, desk):
+        assert git(tree, "rev-parse", "--is-bare-repository").strip() == "false"
+        assert git(tree, "status", "--porcelain") == ""
+    assert git(bare, "rev-parse", "--is-bare-repository").strip() == "true"
+    assert lac_inprocess(work, "desks").code == 0
+    assert lac_inprocess(desk, "whoami", "--json").json["source"] == "git config lac.agent"
+    # The desks' place inside the bare repository takes a PATH of one's own.
+    named = bare / "lacunari" / "worktrees" / "named"
+    second = lac_inprocess(work, "claim", "2", "--worktree", str(named))
+    assert second.code == 0, second.err
+    assert git(named, "symbolic-ref", "--short", "HEAD").strip() == "lac/task-2"

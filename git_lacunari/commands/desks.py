@@ -120,13 +120,23 @@ def claim_desk(
                 desk.unmake(repo, planned)
                 raise
         except BaseException as exc:
+            given_back = False
             if not got.again:  # no desk, no claim
                 with contextlib.suppress(LacError):
                     board.release(tid)
-            if isinstance(exc, InvalidInput):  # exit 2 writes nothing; this claimed first
-                raise CannotWorkHere(
-                    f"{exc.message} (the claim of task #{tid} is given back)"
-                ) from None
+                    given_back = True
+            # exit 2 writes nothing, and this claimed first: said as exit 3,
+            # with what became of the claim (git's own failure too).
+            if isinstance(exc, InvalidInput) or type(exc) is CannotWorkHere:
+                if given_back:
+                    fate = f"the claim of task #{tid} is given back"
+                elif got.again:
+                    fate = f"task #{tid} was claimed here already and stays so"
+                else:
+                    fate = (
+                        f"the claim of task #{tid} could not be given back: `git lac release {tid}`"
+                    )
+                raise CannotWorkHere(f"{exc.message} ({fate})") from None
             raise
         notes = desk.furnish(desk.main_tree(repo), at.toplevel, setup, echo)
         variables = claim_env(board, got.task)
@@ -135,7 +145,7 @@ def claim_desk(
         said = claims.claimed(session, got, board=board, repo=at)
     finally:
         board.store.close()
-    failed = ran.exit_code not in (None, 0)
+    failed = ran.exit_code not in (None, 0) and ran.stopped_by is None
     data = {
         **said.data,
         "desk": {
@@ -155,20 +165,32 @@ def claim_desk(
         f"  branch {shown(planned.branch)} ({how} at {planned.start[:12]})"
     )
     warnings = list(said.warnings)
-    if failed:
+    if failed or ran.stopped_by is not None:
         warnings.append(
-            f"git lac: desk setup {shown(ran.command or '')!r} exited {ran.exit_code} "
+            f"git lac: desk setup {shown(ran.command or '')!r} {ran.ended()} "
             f"(the claim and the desk stay; its output is in {ran.log})"
             + (": its last lines:" if ran.last_lines else "")
         )
         warnings += [f"git lac:   {line}" for line in ran.last_lines]
-    return Result(data, human, warnings=warnings, unfinished="desk_setup" if failed else None)
+    return Result(
+        data,
+        human,
+        warnings=warnings,
+        unfinished="desk_setup" if failed else None,
+        stopped_by=ran.stopped_by,
+    )
 
 
 def _plan(repo: Any, tid: int, given: Path | None, branch: str | None, dest: str) -> Plan:
     from .. import desk
 
     where = given or desk.default_path(repo, tid)
+    other = desk.default_task(repo, where)
+    if given is not None and other not in (None, tid):
+        raise InvalidInput(
+            f"--worktree {shown(str(given))!r} is where the desk of task #{other} goes: "
+            "give another PATH, or none"
+        )
     if given is None and os.path.lexists(where):
         raise InvalidInput(
             f"{where} is there already (a desk of task #{tid}?): work in it, "
@@ -248,6 +270,15 @@ def _row(d: Desk, task: Task | None, live: bool, work: Work | None) -> dict[str,
 
 def desks(session: Session, *, prune: bool) -> Result:
     from .. import desk
+
+    if not prune:
+        return _desks(session, prune=False)
+    with desk.pruning(session.repo):  # what it lists is what it may remove
+        return _desks(session, prune=True)
+
+
+def _desks(session: Session, *, prune: bool) -> Result:
+    from .. import desk
     from ..landing import destination
     from ..views.terminal import table
 
@@ -295,7 +326,11 @@ def desks(session: Session, *, prune: bool) -> Result:
         try:
             desk.remove(repo, d)
         except CannotWorkHere as exc:
-            why = f"git would not remove it: {exc.message}"
+            why = (
+                "its directory is gone (removed meanwhile)"
+                if not os.path.isdir(d.path)
+                else f"git would not remove it: {exc.message}"
+            )
             kept.append({"path": str(d.path), "task": d.task, "why": why})
             said.append(f"kept: {name}: {why}")
             continue
@@ -303,7 +338,12 @@ def desks(session: Session, *, prune: bool) -> Result:
         removed.append(
             {"path": str(d.path), "task": d.task, "branch": d.branch, "branch_deleted": deleted}
         )
-        said.append(f"removed: {name}: its claim is over ({state}) and it was clean; {branch_note}")
+        over = (
+            f"its claim is held elsewhere now ({task.shown_state} by {task.owner})"
+            if task is not None and task.state == TaskState.CLAIMED
+            else f"its claim is over ({state})"
+        )
+        said.append(f"removed: {name}: {over} and it was clean; {branch_note}")
     if prune:
         human = "\n".join(said) or "no desks in this clone"
     else:

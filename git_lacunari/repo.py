@@ -30,6 +30,8 @@ def git(*args: str, cwd: Path | str | None = None, input: bytes | None = None) -
             ["git", *args], cwd=cwd, input=input, capture_output=True, check=False
         )
     except FileNotFoundError:
+        if cwd is not None and not os.path.isdir(cwd):  # what was not found: the directory
+            raise CannotWorkHere(f"{cwd} no longer exists") from None
         raise CannotWorkHere("git is not installed or not on PATH") from None
     if proc.returncode != 0:
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines()

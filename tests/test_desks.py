@@ -342,6 +342,14 @@ def test_env_without_an_id(lac: Lac, clone: Path) -> None:
     assert over.code == 1 and "task #2 is open" in over.err
 
 
+def test_an_empty_path_is_refused_not_taken_for_the_default_place(lac: Lac, clone: Path) -> None:
+    assert lac("task", "add", "A").code == 0
+    empty = lac("claim", "1", "--worktree", "")
+    assert empty.code == 2 and empty.err == "git lac: --worktree PATH: give a path\n"
+    assert lac("show", "1", "--json").json["task"]["state"] == "open"
+    assert trees(clone) == [str(clone)]
+
+
 def test_a_desk_gets_its_claims_pool_values(lac: Lac, clone: Path) -> None:
     # The pool values a claim is granted reach its desk: the setup's
     # environment, `.lac/env` and `git lac env`.

@@ -10,6 +10,9 @@ from ..edge import Result
 from ..session import Session
 from .options import CONTEXT, common, echo_to
 
+# `--worktree` with no PATH: the default place ("" stays a PATH, refused as one)
+DEFAULT_DESK = "\0default"
+
 
 @click.command("claim", context_settings=CONTEXT)
 @click.argument("task_id", metavar="ID", required=False)
@@ -30,7 +33,7 @@ from .options import CONTEXT, common, echo_to
     "--worktree",
     "worktree",
     is_flag=False,
-    flag_value="",
+    flag_value=DEFAULT_DESK,
     default=None,
     metavar="[PATH]",
     help="Make the claim a desk: its own worktree at PATH (an empty or new directory; "
@@ -124,7 +127,7 @@ def claim(
             reads=reads,
             stale=stale,
             wait=wait_s,
-            path=worktree or None,
+            path=None if worktree == DEFAULT_DESK else worktree,
             branch=branch,
             resources=resources,
             echo=echo_to(err=True),

@@ -66,7 +66,7 @@ def claim_desk(
     from ..landing import destination
 
     repo = session.repo
-    given = desk.check_path(repo, path) if path else None
+    given = desk.check_path(repo, path) if path is not None else None
     if branch is not None:
         desk.check_branch(repo, branch)
     dest = destination(repo)

@@ -114,7 +114,7 @@ def _claim_next(call: ClaimNext) -> int:
                 session.touch_deferred()
                 raise
             session.touch_deferred()
-            return result
+            return session.tell(result)
 
         return run(claimed, as_json=call.as_json)
 

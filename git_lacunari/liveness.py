@@ -139,9 +139,14 @@ def run_keeper(
         while True:
             with lender.board(lambda: board) as sweeper:
                 for fact in sweeper.sweep(stale_after):
+                    why = (
+                        f"past its max age {format_duration(float(str(fact['max_age'])))}"
+                        if fact.get("why") == "max_age"
+                        else f"silent {format_duration(float(str(fact['silent_for'])))}"
+                    )
                     echo(
-                        f"expired: task #{fact['task']} of {fact['previous_owner']}, silent "
-                        f"{format_duration(float(str(fact['silent_for'])))}; back on the board"
+                        f"expired: task #{fact['task']} of {fact['previous_owner']}, {why}; "
+                        "back on the board"
                     )
                     expired_all.append(fact)
                 _sweep_task_less_locks(sweeper, stale_after, echo, expired_locks)
@@ -525,14 +530,15 @@ def _record_told(file: Path, keep: list[int]) -> None:
 
 def tell(board: Board, repo: Repo) -> list[Notice]:
     """The take-over notices this working tree has not been told yet, now
-    recorded as told: each is said once, by the first ``heartbeat``,
-    ``status``, ``done`` or pre-commit hook that runs here after the force
-    action (``done`` and ``heartbeat TASK`` of a force-released claim say it
+    recorded as told: each is said once, by the first ``git lac`` command
+    (:meth:`Session.tell`) or pre-commit hook that runs here after the force
+    action or the expiry (``done`` and ``heartbeat TASK`` of a force-released claim say it
     in their refusal, and record it: :func:`told_in_refusal`). A record that
     cannot be read is read as empty (a notice told again); one that cannot
     be written leaves them to be told again. The verb's own work is done by
     then: a board that cannot answer this look leaves the notices for the
     next one rather than fail it."""
+    board.notices_asked = True
     try:
         notices = board.notices()
     except LacError:

@@ -15,6 +15,7 @@ from .repo import Repo, discover
 
 if TYPE_CHECKING:  # imported when a board is opened: a reconcile with nothing to do needs none
     from .board import Board
+    from .edge import Result
 
 
 class Session:
@@ -140,6 +141,29 @@ class Session:
         for board in due:
             with contextlib.suppress(LacError):
                 board.touch()
+
+    def tell(self, result: Result) -> Result:
+        """The next command tells (README, "Honest leases"): what was taken
+        from us here since we last looked (a claim force-released or expired,
+        a lock force-unlocked), said once per working tree by whichever
+        command runs first, on stderr and under ``"notices"`` in its JSON.
+        Only a command that opened a board as an agent asks (one query); a
+        verb that told them itself (``status``, ``heartbeat``, ``done``) is
+        not asked again."""
+        import dataclasses
+
+        from .liveness import tell
+
+        boards = self._touched  # opened as this session's agent, and touched
+        if result.shown or not boards or boards[0].notices_asked:
+            return result
+        told = tell(boards[0], self.repo)
+        if not told:
+            return result
+        data = dict(result.data)
+        data["notices"] = [*data.get("notices", []), *(n.to_json() for n in told)]
+        lines = [f"git lac: {n.said()}" for n in told]
+        return dataclasses.replace(result, data=data, warnings=[*lines, *result.warnings])
 
     def close(self) -> None:
         """Close every board this session opened for itself (idempotent)."""

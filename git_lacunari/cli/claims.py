@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..commands import claims, parse_stale
+from ..commands import claims, parse_max_age, parse_stale
 from ..durations import parse_duration
 from ..edge import Result
 from ..session import Session
@@ -22,6 +22,11 @@ from .options import CONTEXT, common
     "--stale-after", metavar="D", help="This claim is stale after D without heartbeat (e.g. 2h)."
 )
 @click.option(
+    "--max-age",
+    metavar="D",
+    help="The keeper expires this claim D after it was made, heartbeats or not (e.g. 2h).",
+)
+@click.option(
     "--take-over",
     is_flag=True,
     help="My agent name holds it from another working tree: move it here (recorded).",
@@ -37,6 +42,7 @@ def claim(
     reads: tuple[str, ...],
     wait: str | None,
     stale_after: str | None,
+    max_age: str | None,
     take_over: bool,
 ) -> Result:
     """Claim task ID (or --next in a lane) with its path locks, atomically.
@@ -49,10 +55,17 @@ def claim(
     change, and says what it passed over (lac.next.avoid: prefer, strict,
     off). A task on what your own landing work changed is taken as a free
     one, and the claim names that landing line to start the work from.
+
+    --max-age caps the claim's life from when it was made: past it the keeper
+    expires it (an `expired` event with its max_age), however often it
+    heartbeats; before it, a claim that heartbeats is never taken. Its holder
+    is told by the next git lac command run in its working tree, and by the
+    next edit hook call (README, "Honest leases").
     """
     if next_ == (task_id is not None):
         raise click.UsageError("give a task ID or --next, not both")
     stale = parse_stale(stale_after)
+    cap = parse_max_age(max_age)
     if wait is not None and not next_:
         raise click.UsageError("--wait goes with --next")
     if take_over and next_:
@@ -68,6 +81,7 @@ def claim(
         stale=stale,
         wait=wait_s,
         take_over=take_over,
+        max_age=cap,
     )
 
 

@@ -73,9 +73,17 @@ def common(func: F) -> F:
                 session.touch_deferred()
                 raise
             session.touch_deferred()
-            return result
+            if _is_hook(click.get_current_context()):
+                return result  # the hooks tell what they tell (guard/judge.py), no more
+            return session.tell(result)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _is_hook(ctx: click.Context) -> bool:
+    """A `git lac guard …` call: what git's hooks run, kept to their own
+    round trips."""
+    return ctx.parent is not None and ctx.parent.command.name == "guard"
 
 
 def read_body(body: str | None, body_file: str | None) -> str | None:

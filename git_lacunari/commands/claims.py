@@ -15,6 +15,7 @@ from .task import task_id
 
 if TYPE_CHECKING:
     from ..board import Board
+    from ..board.notices import Notice
     from ..rules import LandingLine, Meeting
 
 
@@ -41,8 +42,10 @@ def claim(
     stale: float | None,
     wait: float | None,
     take_over: bool,
+    max_age: float | None = None,
 ) -> Result:
-    """``stale`` and ``wait``: durations already parsed (seconds, or None)."""
+    """``stale``, ``wait`` and ``max_age``: durations already parsed (seconds,
+    or None)."""
     board = session.board()
     if next_:
         avoid = _avoid_policy(session)
@@ -61,6 +64,7 @@ def claim(
             busy=busy,
             own=own,
             strict=avoid == "strict",
+            max_age=max_age,
         )
     else:
         got = board.claim(
@@ -69,6 +73,7 @@ def claim(
             reads=reads,
             stale_after=stale,
             take_over=take_over,
+            max_age=max_age,
         )
     for tid, branch, tip in _track_moves(session):
         if tid == got.task.id:  # a None branch keeps the one recorded
@@ -192,14 +197,23 @@ def heartbeat(session: Session, tasks: tuple[str, ...]) -> Result:
         {"refreshed": refreshed, "notices": [n.to_json() for n in told]},
         "heartbeat: " + (" ".join(f"#{t}" for t in refreshed) or "no claims"),
         warnings=[f"git lac: {n.said()}" for n in told] + _returned(board, refreshed),
-        unfinished=(
-            f"{len(told)} of your claims or locks taken by force (above)"
-            if len(told) > 1
-            else "a claim or lock of yours was taken by force (above)"
-        )
-        if told
-        else None,
+        unfinished=_taken(told),
     )
+
+
+def _taken(told: list[Notice]) -> str | None:
+    """Why ``heartbeat`` exits 1: claims or locks of ours taken by force, or
+    claims the keeper expired, since we last looked."""
+    if not told:
+        return None
+    forced = all(n.kind != "expired" for n in told)
+    if forced:
+        if len(told) > 1:
+            return f"{len(told)} of your claims or locks taken by force (above)"
+        return "a claim or lock of yours was taken by force (above)"
+    if len(told) > 1:
+        return f"{len(told)} of your claims or locks taken or expired (above)"
+    return "a claim of yours expired (above)"
 
 
 def _returned(board: Board, refreshed: list[int]) -> list[str]:

@@ -25,8 +25,15 @@ the same shapes as the Agent SDK's ``PreToolUseHookInput`` and
   "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason":
   R}}`` on stdout (R is shown to Claude). We never answer ``"allow"``: that
   would skip the user's own permission prompt; letting an edit through is
-  exit 0 with nothing on stdout. (Exit 2 also blocks, with stderr as the
-  reason: that is how a bad setting refuses, see below.)
+  exit 0 with nothing on stdout, or, to tell the model something (a claim
+  it lost), ``{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+  "additionalContext": C}}`` with no ``permissionDecision`` (C is added to
+  Claude's context; the CHANGELOG of 2.1.9: "Added support for PreToolUse
+  hooks to return additionalContext to the model"; 2.1.197's hook output
+  schema: ``permissionDecision``, ``permissionDecisionReason``,
+  ``updatedInput`` and ``additionalContext``, each optional). (Exit 2 also
+  blocks, with stderr as the reason: that is how a bad setting refuses, see
+  below.)
 - settings: ``.claude/settings.json``, ``{"hooks": {"PreToolUse": [{"matcher":
   "Write|Edit", "hooks": [{"type": "command", "command": C, "timeout": S}]}]}}``
   (``matcher`` a regex over the tool name; ``timeout`` in seconds).
@@ -50,6 +57,12 @@ tools in https://geminicli.com/docs/tools/file-system and .../tools/shell):
   ``isBlockingDecision()`` is ``decision === 'block' || decision === 'deny'``).
   stdout must hold nothing but the final JSON (``hooks/hookRunner.js`` parses
   ``stdout.trim() || stderr.trim()``), so letting a call through prints ``{}``.
+  BeforeTool has no field that adds context to an allowed call (the
+  reference lists ``decision``, ``reason``, ``hookSpecificOutput.tool_input``
+  and ``continue``; 0.61.0's ``BeforeToolHookOutput`` reads only
+  ``tool_input``, ``additionalContext`` is read after a tool and before the
+  agent), so a notice for the model (a claim it lost) is a refusal with the
+  notice as R: the one text of a BeforeTool hook its model reads.
 - settings: ``.gemini/settings.json``, ``{"hooks": {"BeforeTool": [{"matcher":
   "write_file|replace", "hooks": [{"type": "command", "command": C, "name": N,
   "timeout": MS}]}]}}`` (``timeout`` in milliseconds).
@@ -232,12 +245,21 @@ def answer(
     reason: str = "",
     body: dict[str, Any] | None = None,
     notes: list[str] | None = None,
+    context: str = "",
 ) -> Answer:
-    """The harness's own form of allow or deny (see the module's sources)."""
+    """The harness's own form of allow or deny (see the module's sources).
+    ``context``: a notice for the model beside an allowed call (what was taken
+    from the agent, :mod:`git_lacunari.lease_notices`), in the harness's
+    form, also a line on stderr for people."""
     notes = list(notes or [])
     if not allowed:
         notes.append(f"refused: {reason}")
+    elif context:
+        notes.append(f"git lac: {context}")
     if harness is Harness.CLAUDE:
+        if allowed and context:  # no permissionDecision: the user's prompt still asks
+            told = {"hookEventName": "PreToolUse", "additionalContext": context}
+            return Answer(0, json.dumps({"hookSpecificOutput": told}), notes)
         if allowed:
             return Answer(0, "", notes)
         out = {
@@ -249,6 +271,8 @@ def answer(
         }
         return Answer(0, json.dumps(out), notes)
     if harness is Harness.GEMINI:
+        if allowed and context:  # BeforeTool has no field for context: its one channel
+            reason, allowed = f"{context}; call the tool again to go on", False
         said: dict[str, str] = {} if allowed else {"decision": "deny", "reason": reason}
         return Answer(0, json.dumps(said), notes)
     generic: dict[str, Any] = {

@@ -501,7 +501,7 @@ def max_attempts_of(repo: Repo) -> int:
 TOLD_DIR = Path("lacunari") / "told"
 
 
-def _told_file(board: Board, repo: Repo) -> Path:
+def told_file(board: Board, repo: Repo) -> Path:
     """This working tree's record of the notices it was told, per board (two
     boards number their events apart): beside the instance it belongs to."""
     import hashlib
@@ -545,7 +545,7 @@ def tell(board: Board, repo: Repo) -> list[Notice]:
         return []
     if not notices:
         return []
-    file = _told_file(board, repo)
+    file = told_file(board, repo)
     told = _told(file)
     fresh = [n for n in notices if n.event not in told]
     if fresh:
@@ -561,7 +561,7 @@ def told_in_refusal(board: Board, repo: Repo, refusal: LacError) -> None:
     events = getattr(refusal, "told", ())
     if not events:
         return
-    file = _told_file(board, repo)
+    file = told_file(board, repo)
     told = _told(file)
     if not set(events) <= told:
         _record_told(file, sorted(told | set(events)))

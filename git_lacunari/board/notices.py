@@ -13,7 +13,7 @@ notices.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,26 +140,33 @@ def _seconds(value: object) -> float | None:
     return float(value)
 
 
+def concerns(event: Event, agent: str, instance: str) -> bool:
+    """Whether ``event`` took a claim or lock of ``agent`` held at ``instance``."""
+    detail = event.detail
+    if event.kind in (EventKind.FORCE_RELEASED, EventKind.EXPIRED):
+        return detail.get("previous_owner") == agent and detail.get("previous_instance") == instance
+    if event.kind == EventKind.FORCE_UNLOCKED:
+        where = detail.get("previous_instances")
+        return isinstance(where, dict) and instance in (where.get(agent) or [])
+    return False
+
+
+def taken_from(rows: Sequence[Mapping[str, Any]], agent: str, instance: str) -> list[Notice]:
+    """The notices among ``taken_events_about``'s rows, oldest first."""
+    events = [Event.from_row(dict(r)) for r in rows]
+    return [Notice.of(e, agent) for e in events if concerns(e, agent, instance)]
+
+
 class Notices(BoardCore):
     def _concerns_us(self, event: Event) -> bool:
-        detail = event.detail
-        if event.kind in (EventKind.FORCE_RELEASED, EventKind.EXPIRED):
-            return (
-                detail.get("previous_owner") == self.agent
-                and detail.get("previous_instance") == self.instance
-            )
-        if event.kind == EventKind.FORCE_UNLOCKED:
-            where = detail.get("previous_instances")
-            return isinstance(where, dict) and self.instance in (where.get(self.agent) or [])
-        return False
+        return concerns(event, self.agent, self.instance)
 
     def notices(self) -> list[Notice]:
         """Every claim or lock of ours (this agent, this working tree) that
         another agent removed by force, or the keeper expired, oldest first."""
         with self.store.read():
             rows = self.store.all("taken_events_about", agent=self.agent, instance=self.instance)
-        events = [Event.from_row(r) for r in rows]
-        return [Notice.of(e, self.agent) for e in events if self._concerns_us(e)]
+        return taken_from(rows, self.agent, self.instance)
 
     def released_from_us(self, task_id: int) -> Notice | None:
         """The force release (or the expiry) that took ``task_id`` from us,

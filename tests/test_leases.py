@@ -332,3 +332,57 @@ def test_stale_after_8s_max_age_12s_heartbeated_each_second(
         r" its locks went with it: src/a\.py",
         beat.err,
     ), beat.err
+
+
+# --- team mode: the SQL functions ---------------------------------------------------
+
+
+@pytest.fixture
+def crew(pg_server: str) -> Iterator[Any]:
+    from .team_fixtures import team_board
+
+    with team_board(pg_server) as made:
+        yield made
+
+
+def test_team_mode_caps_a_claim_and_only_the_keeper_expires_it(crew: Any) -> None:
+    """Through lac_api_cap_claim, lac_api_stale_claims and lac_api_expire, as
+    agent roles with their own logins: bob caps his own claim, mallory cannot
+    cap it, a plain agent's sweep leaves it, the keeper's takes it past its
+    max-age though it heartbeats, naming where it was held."""
+    from git_lacunari.errors import NotPermitted
+
+    from .conftest import board_sql
+
+    bob, mallory = crew.add("bob"), crew.add("mallory")
+    keeper = crew.add("keeper", kind="keeper")
+    b = crew.open(bob)
+    task = b.add_task("capped", writes=["src/a.py"])
+    claim = b.claim(task.id, stale_after=3600, max_age=60)
+    assert claim.task.max_age == 60.0
+    m = crew.open(mallory)
+    with pytest.raises(NotPermitted):
+        m.store.one("cap_claim", task_id=task.id, agent=bob, instance=b.instance, max_age=1e6)
+    assert m.store.one("cap_claim", task_id=task.id, agent=mallory, instance="", max_age=1) is None
+    k = crew.open(keeper)
+    assert k.sweep() == []  # 60 s is not over yet: heartbeats or not, it stays
+    assert b.heartbeat([task.id]) == [task.id]
+    board_sql(
+        crew.admin_store,
+        "UPDATE lac_tasks SET claimed_at = claimed_at - 120 WHERE id = :id",
+        id=task.id,
+    )
+    assert b.heartbeat([task.id]) == [task.id]  # alive: only the max-age can take it
+    assert m.sweep() == [] and b.show(task.id).owner == bob
+    (fact,) = k.sweep()
+    assert (fact["task"], fact["why"], fact["max_age"]) == (task.id, "max_age", 60.0)
+    assert fact["previous_instance"] == b.instance
+    assert k.show(task.id).state == "open" and k.locks() == []
+    event = k.log(task.id)[-1]
+    assert (event.kind, event.agent, event.detail["why"]) == ("expired", keeper, "max_age")
+    # bob's next look tells him, in the working tree that held it.
+    (notice,) = b.notices()
+    assert notice.kind == "expired" and notice.max_age == 60.0
+    assert notice.said().startswith(f"your claim of task #{task.id} expired at ")
+    for board in (b, m, k):
+        board.store.close()

@@ -373,7 +373,7 @@ def test_a_notice_said_by_a_refusal_is_told(held: Lac, verb: str) -> None:
     assert status.code == 0 and status.json["notices"] == [], status.json
     beat = lac("heartbeat", "--as", "dana")
     assert beat.code == 0 and beat.err == "", beat.err
-    # The refusal itself still says it, every time (README, "Taken by force").
+    # The refusal itself still says it, every time (README, "Honest leases").
     again = lac(verb, "1", "--as", "dana")
     assert again.code == 1 and "was released by erin at" in again.err
 

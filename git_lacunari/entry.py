@@ -110,8 +110,9 @@ def _claim_next(call: ClaimNext) -> int:
                 )
             except InvalidInput:
                 raise  # exit 2 writes nothing
-            except Refused:
+            except Refused as refusal:
                 session.touch_deferred()
+                session.tell_refused(refusal)
                 raise
             session.touch_deferred()
             return session.tell(result)

@@ -15,7 +15,9 @@ from .repo import Repo, discover
 
 if TYPE_CHECKING:  # imported when a board is opened: a reconcile with nothing to do needs none
     from .board import Board
+    from .board.notices import Notice
     from .edge import Result
+    from .errors import Refused
 
 
 class Session:
@@ -150,20 +152,33 @@ class Session:
         Only a command that opened a board as an agent asks (one query); a
         verb that told them itself (``status``, ``heartbeat``, ``done``) is
         not asked again."""
-        import dataclasses
-
-        from .liveness import tell
-
-        boards = self._touched  # opened as this session's agent, and touched
-        if result.shown or not boards or boards[0].notices_asked:
+        if result.shown:
             return result
-        told = tell(boards[0], self.repo)
+        told = self._fresh()
         if not told:
             return result
+        import dataclasses
+
         data = dict(result.data)
         data["notices"] = [*data.get("notices", []), *(n.to_json() for n in told)]
         lines = [f"git lac: {n.said()}" for n in told]
         return dataclasses.replace(result, data=data, warnings=[*lines, *result.warnings])
+
+    def tell_refused(self, refusal: Refused) -> None:
+        """:meth:`tell` for a command the board refused: the notices go under
+        its message (``details``) and its JSON (``notices``)."""
+        told = self._fresh()
+        if told:
+            refusal.details = (*refusal.details, *(f"git lac: {n.said()}" for n in told))
+            refusal.notices = [*refusal.notices, *(n.to_json() for n in told)]
+
+    def _fresh(self) -> list[Notice]:
+        boards = self._touched  # opened as this session's agent, and touched
+        if not boards or boards[0].notices_asked:
+            return []
+        from .liveness import tell
+
+        return tell(boards[0], self.repo)
 
     def close(self) -> None:
         """Close every board this session opened for itself (idempotent)."""

@@ -286,7 +286,7 @@ def unfinished(**data: Schema) -> Schema:
 
 
 def refusal(name: RefusalReason) -> Schema:
-    return obj(ok={"type": "boolean", "const": False}, refused=REFUSALS[name], message=STR)
+    return told(obj(ok={"type": "boolean", "const": False}, refused=REFUSALS[name], message=STR))
 
 
 def error(kind: str) -> Schema:

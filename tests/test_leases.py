@@ -119,6 +119,30 @@ def test_a_force_release_is_told_by_the_next_tasks_once(released: Path) -> None:
     assert other.code == 0 and other.err == "" and "notices" not in other.json
 
 
+def test_a_refused_command_tells_too(released: Path) -> None:
+    """The next command tells even when the board refuses it: the notice
+    under the refusal on stderr, and beside it in the refusal's JSON."""
+    repo = released
+    refused = run(repo, "claim", "99", "--json", agent="dana")
+    assert refused.code == 1, refused
+    body = refused.json
+    assert body["refused"]["reason"] == "not_found"
+    (notice,) = body["notices"]
+    assert re.fullmatch(RELEASED, notice["message"]), notice
+    lines = refused.err.strip().splitlines()
+    assert lines[0] == "refused: no task #99 on this board", lines
+    assert re.fullmatch(rf"git lac: {RELEASED}", lines[1]), lines
+    # Told: the next command says nothing more.
+    assert "notices" not in run(repo, "tasks", "--json", agent="dana").json
+
+
+def test_the_fast_claim_next_tells(released: Path) -> None:
+    """`claim --next` with no other option skips click (entry.py): it tells too."""
+    plain = run(released, "claim", "--next", "--lane", "empty", agent="dana")
+    assert plain.code == 1
+    assert re.fullmatch(rf"git lac: {RELEASED}", plain.err.strip().splitlines()[1]), plain.err
+
+
 def test_the_next_command_tells_even_when_it_is_show(released: Path) -> None:
     shown = run(released, "show", "1", agent="dana")
     assert shown.code == 0, shown.err

@@ -69,8 +69,10 @@ def common(func: F) -> F:
                 result = func(session, as_json or group.get("lac.json", False), *args, **kwargs)
             except InvalidInput:
                 raise  # exit 2 writes nothing
-            except Refused:
+            except Refused as refusal:
                 session.touch_deferred()
+                if not _is_hook(click.get_current_context()):
+                    session.tell_refused(refusal)
                 raise
             session.touch_deferred()
             if _is_hook(click.get_current_context()):

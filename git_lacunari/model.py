@@ -179,7 +179,7 @@ class Task:
     # tip, the conflicting paths or the check's exit code and last lines).
     returned_at: float | None = None
     returned: dict[str, Any] | None = None
-    # `claim --max-age` (0017): the claim lives at most this long from
+    # `claim --max-age` (0018): the claim lives at most this long from
     # claimed_at, heartbeats or not (None: no cap; only a claim has one).
     max_age: float | None = None
 

@@ -568,7 +568,7 @@ ATTEMPTS: list[tuple[str, str, str]] = [
     ("lac_api_done", "SELECT * FROM lac_api_done({held}, NULL, '')", "none"),
     ("lac_api_heartbeat", "SELECT * FROM lac_api_heartbeat('{bob}', '', NULL)", "42501"),
     ("lac_api_heartbeat", "SELECT * FROM lac_api_heartbeat(NULL, '', '{{}}')", "LAC03"),
-    # `claim --max-age` (0017): another's claim is never capped (shortened or
+    # `claim --max-age` (0018): another's claim is never capped (shortened or
     # lengthened), as another or as oneself; a cap that is no duration is bad input.
     ("lac_api_cap_claim", "SELECT * FROM lac_api_cap_claim({held}, '{bob}', '', 1)", "42501"),
     ("lac_api_cap_claim", "SELECT * FROM lac_api_cap_claim({held}, NULL, '', 1)", "none"),

@@ -218,7 +218,7 @@ RELEASED = {
     "postgres/0014_task_text_trigger.sql": "2226c3c922625fd5",
     "postgres/0015_stacking.sql": "288cae2a95a76cb8",
     "postgres/0016_land_queue.sql": "59b87e42ab966634",
-    "postgres/0017_max_age.sql": "68184a4bc2080b92",
+    "postgres/0018_max_age.sql": "39eae343bccfdaa5",
     "sqlite/0001_board.sql": "ece4f43698e69b58",
     "sqlite/0002_instances.sql": "872d675aa8375ce4",
     "sqlite/0003_scale.sql": "32a035f2cf05920c",
@@ -235,7 +235,7 @@ RELEASED = {
     "sqlite/0014_task_text_trigger.sql": "f9ad47a2429adbdd",
     "sqlite/0015_stacking.sql": "19f784b1abdda77a",
     "sqlite/0016_land_queue.sql": "ce42db38b7936c30",
-    "sqlite/0017_max_age.sql": "f32d330f32eed6d3",
+    "sqlite/0018_max_age.sql": "a49b73ee8eaaa5b9",
 }
 
 

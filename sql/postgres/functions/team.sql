@@ -737,7 +737,7 @@ BEGIN
 END
 $$;
 
--- `claim --max-age` (0017): our own claim here lives at most p_max_age
+-- `claim --max-age` (0018): our own claim here lives at most p_max_age
 -- seconds from claimed_at; run in the transaction that claimed it.
 CREATE OR REPLACE FUNCTION lac_api_cap_claim(p_task bigint, p_agent text, p_instance text,
                                              p_max_age double precision)
@@ -760,7 +760,7 @@ END
 $$;
 
 -- Claims silent past their stale-after, and claims in work past their
--- max-age (0017, ``aged``: heartbeats or not), with what the keeper records.
+-- max-age (0018, ``aged``: heartbeats or not), with what the keeper records.
 CREATE OR REPLACE FUNCTION lac_api_stale_claims(p_default_stale double precision,
                                                 p_at_least double precision)
     RETURNS TABLE (id bigint, lane text, owner text, instance text,
@@ -814,7 +814,7 @@ BEGIN
     END IF;
     SELECT * INTO was FROM lac_tasks t WHERE t.id = p_task;
     -- Stale (silent past its own stale-after, and not heartbeat since the
-    -- keeper looked), or in work past its max-age (0017), heartbeats or not.
+    -- keeper looked), or in work past its max-age (0018), heartbeats or not.
     UPDATE lac_tasks t
        SET state = 'open', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
            stale_after = NULL, max_age = NULL

@@ -53,7 +53,7 @@ SELECT count(*) AS n FROM (SELECT 1 FROM lac_events
 -- What took a claim or a lock of :agent (take-over notices, board/notices.py),
 -- oldest first: the force actions, along 0011's partial index
 -- lac_events_force, and the keeper's expiry of a claim held at :instance,
--- along 0017's lac_events_expired_owner.
+-- along 0018's lac_events_expired_owner.
 SELECT * FROM lac_events
  WHERE kind IN ('force_released', 'force_unlocked')
    AND (json_extract(detail, '$.previous_owner') = :agent

@@ -126,7 +126,7 @@ RETURNING id
 -- name: stale_claims
 -- Claims silent for longer than their own stale-after (the board's for claims
 -- made before claims carried one), and never shorter than :at_least (a keeper's);
--- and claims in work past their max-age (0017), heartbeats or not: ``aged``.
+-- and claims in work past their max-age (0018), heartbeats or not: ``aged``.
 SELECT id, lane, owner, instance, heartbeat_at, attempts, stale_after, max_age,
        {{now}} - heartbeat_at AS silent_for, {{now}} - claimed_at AS age,
        ({{aged}}) AS aged
@@ -137,7 +137,7 @@ SELECT id, lane, owner, instance, heartbeat_at, attempts, stale_after, max_age,
  ORDER BY heartbeat_at
 
 -- name: aged
--- A claim in work (not landing) past claimed_at + max_age (0017).
+-- A claim in work (not landing) past claimed_at + max_age (0018).
 (max_age IS NOT NULL AND landing_since IS NULL AND claimed_at + max_age < {{now}})
 
 -- name: expire

@@ -1,4 +1,4 @@
--- 0017 (claim --max-age): a claim's life capped from claimed_at, heartbeats
+-- 0018 (claim --max-age): a claim's life capped from claimed_at, heartbeats
 -- or not. max_age is seconds, NULL for no cap; every new claim sets it
 -- (lac_api_claim and lac_api_claim_next_free clear it, lac_api_cap_claim
 -- sets it in the same transaction). The keeper expires a claim in work (not

@@ -89,7 +89,8 @@ def payload(outcome: Outcome) -> dict[str, Any] | None:
     if isinstance(outcome, KeyboardInterrupt):
         return {"ok": ok, "error": {"kind": "interrupted", "message": "interrupted"}}
     if isinstance(outcome, Refused):
-        return {"ok": ok, "refused": outcome.to_json(), "message": outcome.message}
+        said = {"ok": ok, "refused": outcome.to_json(), "message": outcome.message}
+        return {**said, "notices": outcome.notices} if outcome.notices else said
     if isinstance(outcome, LacError):
         error = {"kind": outcome.kind, "message": outcome.message, **outcome.extra}
         return {"ok": ok, "error": error}

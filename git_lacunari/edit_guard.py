@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .board import Board
+    from .board.edit import EditView
     from .identity import Identity
     from .model import Conflict
     from .repo import Repo
@@ -286,9 +287,12 @@ class Decision:
         checked: tuple[str, ...] = (),
         locked: tuple[str, ...] = (),
         notes: tuple[str, ...] = (),
+        notice: str = "",
     ) -> None:
         self.allowed, self.reason, self.notes = allowed, reason, notes
         self.checked, self.locked = checked, locked
+        # What was taken from us, told beside an allowed edit (lease_notices.py).
+        self.notice = notice
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -297,6 +301,7 @@ class Decision:
             "checked": list(self.checked),
             "locked": list(self.locked),
             "notes": list(self.notes),
+            "notice": self.notice,
         }
 
     @classmethod
@@ -307,6 +312,7 @@ class Decision:
             tuple(data["checked"]),
             tuple(data["locked"]),
             tuple(data["notes"]),
+            str(data.get("notice") or ""),
         )
 
 
@@ -340,10 +346,32 @@ def _build_on_advice(holdings: list[Conflict]) -> str:
 
 
 def decide(board: Board, rel: list[str], written: list[str], cwd: str, repo: Repo) -> Decision:
+    """The edit's decision, with what was taken from us here (a claim
+    force-released or expired): the first edit of a path it held is
+    refused, saying so, before anything is locked; any other edit carries
+    it (:mod:`lease_notices`)."""
+    view = board.edit_view(rel)
+    if not view.taken:
+        return _decide(board, rel, written, cwd, repo, view)
+    from .lease_notices import edit_notice
+
+    notice = edit_notice(board, repo, view.taken, written)
+    if notice.refuse:
+        return Decision(False, notice.text, tuple(rel))
+    decision = _decide(board, rel, written, cwd, repo, view)
+    if notice.text and decision.allowed:
+        decision.notice = notice.text
+    elif notice.text:
+        decision.reason += f"; and: {notice.text}"
+    return decision
+
+
+def _decide(
+    board: Board, rel: list[str], written: list[str], cwd: str, repo: Repo, view: EditView
+) -> Decision:
     from .errors import LacError, PathLocked
 
     top = str(repo.toplevel)
-    view = board.edit_view(rel)
     from .landing import every_line, landing_lines
 
     built_on, build_on = landing_lines(repo, view.others)
@@ -543,12 +571,27 @@ def _answer(
     body: dict[str, Any] | None = None,
     notes: list[str] | None = None,
     request: EditRequest | None = None,
+    context: str = "",
 ) -> Found:
+    """``context``: a notice for the model beside an allowed call (what was
+    taken from the agent, :mod:`git_lacunari.lease_notices`): in the
+    harness's own channel for it (``tell``), or, where it has none, as a
+    refusal, the one text its model reads (the call made again goes)."""
     given = dict(body or {"checked": [], "locked": []})
+    if context:  # the generic protocol's form of it, and --json's
+        given["notice"] = context
     said_notes = list(notes or [])
     if not allowed:
         said_notes.append(f"refused: {reason}")
-    said = adapter(harness).render(request, allowed, reason, given, said_notes)
+    elif context:
+        said_notes.append(f"git lac: {context}")
+    plugin = adapter(harness)
+    said = plugin.tell(request, context, given, said_notes) if allowed and context else None
+    if said is None and allowed and context:
+        again = f"{context}; call the tool again to go on"
+        said = plugin.render(request, False, again, given, said_notes)
+    elif said is None:
+        said = plugin.render(request, allowed, reason, given, said_notes)
     return said, allowed, reason, given, list(notes or [])
 
 
@@ -597,19 +640,28 @@ def _judged(request: EditRequest, cwd: str) -> Found:
     checked: list[str] = []
     locked: list[str] = []
     notes: list[str] = []
+    told: list[str] = []  # what was taken from us, told beside the answer
     for group in groups:  # none: no path of any repository, no board is asked
         decision = _judge(group, asking, request.cwd)
         notes += decision.notes
         checked += decision.checked
         locked += decision.locked
+        told += [decision.notice] if decision.notice else []
         if not decision.allowed:
             body = {"checked": checked, "locked": locked}
-            said = decision.reason
+            said = "; ".join([decision.reason, *told])
             return _answer(
                 request.harness, allowed=False, reason=said, body=body, notes=notes, request=request
             )
     body = {"checked": checked, "locked": locked}
-    return _answer(request.harness, allowed=True, body=body, notes=notes, request=request)
+    return _answer(
+        request.harness,
+        allowed=True,
+        body=body,
+        notes=notes,
+        request=request,
+        context="; ".join(told),
+    )
 
 
 def _judge(group: Group, asking: Place | None, cwd: str) -> Decision:

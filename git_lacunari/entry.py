@@ -112,11 +112,12 @@ def _claim_next(call: ClaimNext) -> int:
                 answer = said(session, result)
             except InvalidInput:
                 raise  # exit 2 writes nothing
-            except Refused:
+            except Refused as refusal:
                 session.touch_deferred()
+                session.tell_refused(refusal)
                 raise
             session.touch_deferred()
-            return answer
+            return session.tell(answer)
 
         return run(claimed, as_json=call.as_json)
 

@@ -145,6 +145,9 @@ class Refused(LacError):
         # Take-over notices (event ids) this refusal says in its advice: the
         # command records them as told, so they are not said again.
         self.told: tuple[int, ...] = ()
+        # Notices the command told beside the refusal (Session.tell_refused):
+        # under "notices" in its JSON.
+        self.notices: list[dict[str, Any]] = []
 
     @classmethod
     def _says(cls, advice: str = "", **values: Any) -> str:

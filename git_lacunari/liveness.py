@@ -139,9 +139,14 @@ def run_keeper(
         while True:
             with lender.board(lambda: board) as sweeper:
                 for fact in sweeper.sweep(stale_after):
+                    why = (
+                        f"past its max age {format_duration(float(str(fact['max_age'])))}"
+                        if fact.get("why") == "max_age"
+                        else f"silent {format_duration(float(str(fact['silent_for'])))}"
+                    )
                     echo(
-                        f"expired: task #{fact['task']} of {fact['previous_owner']}, silent "
-                        f"{format_duration(float(str(fact['silent_for'])))}; back on the board"
+                        f"expired: task #{fact['task']} of {fact['previous_owner']}, {why}; "
+                        "back on the board"
                     )
                     expired_all.append(fact)
                 _sweep_task_less_locks(sweeper, stale_after, echo, expired_locks)
@@ -496,7 +501,7 @@ def max_attempts_of(repo: Repo) -> int:
 TOLD_DIR = Path("lacunari") / "told"
 
 
-def _told_file(board: Board, repo: Repo) -> Path:
+def told_file(board: Board, repo: Repo) -> Path:
     """This working tree's record of the notices it was told, per board (two
     boards number their events apart): beside the instance it belongs to."""
     import hashlib
@@ -525,21 +530,22 @@ def _record_told(file: Path, keep: list[int]) -> None:
 
 def tell(board: Board, repo: Repo) -> list[Notice]:
     """The take-over notices this working tree has not been told yet, now
-    recorded as told: each is said once, by the first ``heartbeat``,
-    ``status``, ``done`` or pre-commit hook that runs here after the force
-    action (``done`` and ``heartbeat TASK`` of a force-released claim say it
+    recorded as told: each is said once, by the first ``git lac`` command
+    (:meth:`Session.tell`) or pre-commit hook that runs here after the force
+    action or the expiry (``done`` and ``heartbeat TASK`` of a force-released claim say it
     in their refusal, and record it: :func:`told_in_refusal`). A record that
     cannot be read is read as empty (a notice told again); one that cannot
     be written leaves them to be told again. The verb's own work is done by
     then: a board that cannot answer this look leaves the notices for the
     next one rather than fail it."""
+    board.notices_asked = True
     try:
         notices = board.notices()
     except LacError:
         return []
     if not notices:
         return []
-    file = _told_file(board, repo)
+    file = told_file(board, repo)
     told = _told(file)
     fresh = [n for n in notices if n.event not in told]
     if fresh:
@@ -555,7 +561,7 @@ def told_in_refusal(board: Board, repo: Repo, refusal: LacError) -> None:
     events = getattr(refusal, "told", ())
     if not events:
         return
-    file = _told_file(board, repo)
+    file = told_file(board, repo)
     told = _told(file)
     if not set(events) <= told:
         _record_told(file, sorted(told | set(events)))

@@ -194,6 +194,17 @@ class Task:
     # tip, the conflicting paths or the check's exit code and last lines).
     returned_at: float | None = None
     returned: dict[str, Any] | None = None
+    # `claim --max-age` (0018): the claim lives at most this long from
+    # claimed_at, heartbeats or not (None: no cap; only a claim has one).
+    max_age: float | None = None
+
+    @property
+    def expires_at(self) -> float | None:
+        """When the keeper expires this claim whatever its heartbeat (its
+        max-age), on the board's clock; None without one, or once landing."""
+        if self.max_age is None or self.claimed_at is None or self.landing:
+            return None
+        return float(self.claimed_at) + self.max_age
 
     @property
     def landing(self) -> bool:
@@ -236,12 +247,18 @@ class Task:
             landing_since=row.get("landing_since"),
             returned_at=row.get("returned_at"),
             returned=None if row.get("returned") is None else dict(_json_value(row["returned"])),
+            max_age=(
+                float(row["max_age"])
+                if row.get("max_age") is not None and row["state"] == TaskState.CLAIMED
+                else None
+            ),
         )
 
     def to_json(self) -> dict[str, Any]:
         data = dict(self.__dict__)  # a shallow copy, nested records below (see Lock.to_json)
         data["landing"] = self.landing
         data["shown_state"] = self.shown_state
+        data["expires_at"] = self.expires_at
         data["returned"] = dict(self.returned) if self.returned is not None else None
         data["needs"] = list(self.needs)
         data["depends_on"] = [dict(d) for d in self.depends_on]

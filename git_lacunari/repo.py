@@ -159,13 +159,16 @@ class Repo:
     def committed_config(self, key: str, rev: str = "HEAD", name: str = ".lacconfig") -> str | None:
         """``key`` in the file ``name`` as committed at ``rev`` (never the work
         tree's copy, never its includes), or None: no commit, no such file, or
-        a file that sets nothing in ``key``'s section (it speaks of other things).
+        a file that sets nothing in ``key``'s section (it speaks of other
+        things, its subsections included: ``lac.desk.copy`` says nothing of
+        ``lac.board``).
 
         A file that speaks of ``key``'s section speaks for the repository, so
         it fails closed: one git cannot parse, one that is not a file, or one
         that gives ``key`` no value, several different ones, or sets another
-        key of its section but not ``key`` raises :class:`ValueError` saying
-        which (never a silent None that lets a default answer)."""
+        key of its section itself but not ``key`` (``lac.baord``) raises
+        :class:`ValueError` saying which (never a silent None that lets a
+        default answer)."""
         spec = f"{rev}:{name}"
         # Whether the file is there, from the tree alone: a partial clone
         # (--filter=blob:none) has every tree but may lack the blob, and a blob
@@ -208,7 +211,9 @@ class Repo:
             name = found.decode("utf-8", "surrogateescape")
             if name.lower() == key.lower():
                 values.append(value.decode("utf-8", "surrogateescape") if newline else None)
-            elif name.lower().startswith(section):
+            elif name.lower().startswith(section) and "." not in name[len(section) :]:
+                # Of the section itself (`lac.baord`), not of a subsection of it
+                # (`lac.desk.copy`, a project's other settings): a misspelling, maybe.
                 kin.append(name)
         if not values:
             # A file that says nothing of key's section says nothing of key

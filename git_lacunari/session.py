@@ -15,6 +15,9 @@ from .repo import Repo, discover
 
 if TYPE_CHECKING:  # imported when a board is opened: a reconcile with nothing to do needs none
     from .board import Board
+    from .board.notices import Notice
+    from .edge import Result
+    from .errors import Refused
 
 
 class Session:
@@ -140,6 +143,42 @@ class Session:
         for board in due:
             with contextlib.suppress(LacError):
                 board.touch()
+
+    def tell(self, result: Result) -> Result:
+        """The next command tells (README, "Honest leases"): what was taken
+        from us here since we last looked (a claim force-released or expired,
+        a lock force-unlocked), said once per working tree by whichever
+        command runs first, on stderr and under ``"notices"`` in its JSON.
+        Only a command that opened a board as an agent asks (one query); a
+        verb that told them itself (``status``, ``heartbeat``, ``done``) is
+        not asked again."""
+        if result.shown:
+            return result
+        told = self._fresh()
+        if not told:
+            return result
+        import dataclasses
+
+        data = dict(result.data)
+        data["notices"] = [*data.get("notices", []), *(n.to_json() for n in told)]
+        lines = [f"git lac: {n.said()}" for n in told]
+        return dataclasses.replace(result, data=data, warnings=[*lines, *result.warnings])
+
+    def tell_refused(self, refusal: Refused) -> None:
+        """:meth:`tell` for a command the board refused: the notices go under
+        its message (``details``) and its JSON (``notices``)."""
+        told = self._fresh()
+        if told:
+            refusal.details = (*refusal.details, *(f"git lac: {n.said()}" for n in told))
+            refusal.notices = [*refusal.notices, *(n.to_json() for n in told)]
+
+    def _fresh(self) -> list[Notice]:
+        boards = self._touched  # opened as this session's agent, and touched
+        if not boards or boards[0].notices_asked:
+            return []
+        from .liveness import tell
+
+        return tell(boards[0], self.repo)
 
     def close(self) -> None:
         """Close every board this session opened for itself (idempotent)."""

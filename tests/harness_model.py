@@ -45,6 +45,9 @@ class Script:
     steps: list[tuple[str, dict[str, Any]]]
     tool_results: list[str] = field(default_factory=list)  # the texts handed back, in order
     requests: list[str] = field(default_factory=list)  # "METHOD path", for a failure message
+    # Each main-loop request's body as it came (JSON text): what the model was
+    # shown beside the tool results (a hook's added context, say).
+    bodies: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -145,6 +148,8 @@ class _Handler(BaseHTTPRequestHandler):
         blocks: list[dict[str, Any]]
         stop = "end_turn"
         if script.tools <= tools:
+            with script.lock:
+                script.bodies.append(json.dumps(body))
             returned = [
                 _anthropic_text(part.get("content", ""))
                 for message in body.get("messages") or []

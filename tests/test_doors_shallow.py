@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Result, git, lac_inprocess
+from .conftest import Result, git, lac_inprocess, lac_process
 from .test_doors import clone, database, root_board, schemas
 from .test_server_guard import commit, write
 
@@ -121,6 +121,32 @@ def test_a_lacconfig_that_says_nothing_of_lac_lets_the_root_answer(
     other = clone(repo, tmp_path / "other")
     git(other, "config", "lac.url", database)
     sees_dana(other)
+
+
+# What a project commits for its desks (the clone's own settings): lac keys,
+# in subsections, none of them lac.board.
+DESK_SETTINGS = '[lac "desk"]\n\tcopy = .env\n\tlink = node_modules\n\tsetup = make setup\n'
+
+
+def test_init_url_on_a_clone_whose_lacconfig_sets_lac_but_no_board(
+    repo: Path,
+    tmp_path: Path,
+    database: str,
+) -> None:
+    """A PostgreSQL clone with no lac.board of its own, whose committed
+    .lacconfig holds lac settings but no lac.board: `git lac init --url`
+    (a real process) goes on to the root commit, the origin's board."""
+    commit(repo, "desk settings", write(".lacconfig", DESK_SETTINGS))
+    assert lac_inprocess(repo, "init", "--url", database).code == 0
+    assert lac_inprocess(repo, "lock", "core/auth.py", "--as", "dana").code == 0
+    other = clone(repo, tmp_path / "other clone")
+    assert "lac.board" not in git(other, "config", "--list")
+    made = lac_process(other, "init", "--url", database, "--json")
+    assert made.code == 0, made
+    assert made.json["board"] == root_board(repo)
+    assert git(other, "config", "lac.board").strip() == root_board(repo)
+    refused = lac_process(other, "lock", "core/auth.py", "--as", "erin")
+    assert refused.code == 1 and "dana" in refused.err, refused
 
 
 BAD = {

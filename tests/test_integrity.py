@@ -574,6 +574,12 @@ ATTEMPTS: list[tuple[str, str, str]] = [
     ("lac_api_done", "SELECT * FROM lac_api_done({held}, NULL, '')", "none"),
     ("lac_api_heartbeat", "SELECT * FROM lac_api_heartbeat('{bob}', '', NULL)", "42501"),
     ("lac_api_heartbeat", "SELECT * FROM lac_api_heartbeat(NULL, '', '{{}}')", "LAC03"),
+    # `claim --max-age` (0018): another's claim is never capped (shortened or
+    # lengthened), as another or as oneself; a cap that is no duration is bad input.
+    ("lac_api_cap_claim", "SELECT * FROM lac_api_cap_claim({held}, '{bob}', '', 1)", "42501"),
+    ("lac_api_cap_claim", "SELECT * FROM lac_api_cap_claim({held}, NULL, '', 1)", "none"),
+    ("lac_api_cap_claim", "SELECT * FROM lac_api_cap_claim({held}, NULL, '', 'NaN')", "LAC03"),
+    ("lac_api_cap_claim", "SELECT * FROM lac_api_cap_claim({held}, NULL, '', 0)", "LAC03"),
     ("lac_api_stale_claims", "SELECT * FROM lac_api_stale_claims('NaN', 0)", "LAC03"),
     ("lac_api_stale_claims", "SELECT * FROM lac_api_stale_claims(1, '-Infinity')", "LAC03"),
     ("lac_api_expire", "SELECT * FROM lac_api_expire('open', {held}, '{bob}', {beat})", "42501"),

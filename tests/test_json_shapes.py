@@ -165,6 +165,8 @@ TASK = obj(
     returned_at=nullable(NUM),
     returned=nullable(ANY_OBJECT),
     shown_state=STR,
+    max_age=nullable(NUM),
+    expires_at=nullable(NUM),
 )
 EVENT = obj(
     id=INT,
@@ -175,20 +177,36 @@ EVENT = obj(
     detail=ANY_OBJECT,
 )
 HOOK_CHANGE = obj(hook=STR, action=STR, path=STR)
-# A take-over notice (issue 22): a claim or lock of ours removed by force.
+# A take-over notice (issue 22): a claim or lock of ours removed by force,
+# or a claim of ours the keeper expired (why: stale or max_age).
 NOTICE = obj(
     event=INT,
-    kind={"type": "string", "enum": ["force_released", "force_unlocked"]},
+    kind={"type": "string", "enum": ["force_released", "force_unlocked", "expired"]},
     by=STR,
     person=nullable(STR),
     at=NUM,
     task=nullable(INT),
     locks=array(STR),
     reason=nullable(STR),
+    why={"type": ["string", "null"], "enum": ["stale", "max_age", None]},
+    max_age=nullable(NUM),
+    stale_after=nullable(NUM),
     message=STR,
 )
 GUARD = {"hook": STR, "checked": INT, "skipped": BOOL, "offline": BOOL}
-EXPIRED = obj(task=INT, previous_owner=STR, silent_for=NUM, attempts=INT, locks=array(STR))
+EXPIRED = with_optional(
+    ("max_age", "age", "stale_after"),
+    task=INT,
+    previous_owner=STR,
+    previous_instance=nullable(STR),
+    silent_for=NUM,
+    attempts=INT,
+    locks=array(STR),
+    why={"type": "string", "enum": ["stale", "max_age"]},
+    max_age=NUM,
+    age=NUM,
+    stale_after=NUM,
+)
 CONFLICT = with_optional(
     ("ref", "commit"),
     path=STR,
@@ -263,16 +281,24 @@ DOCTOR_CHECK: Schema = {
 }
 
 
+def told(schema: Schema) -> Schema:
+    """Any command that succeeds (or is unfinished) may tell notices: the
+    next command tells (README, "Honest leases"); those that always say
+    them (status, heartbeat, done) require the key."""
+    schema["properties"].setdefault("notices", array(NOTICE))
+    return schema
+
+
 def success(**data: Schema) -> Schema:
-    return obj(ok={"type": "boolean", "const": True}, **data)
+    return told(obj(ok={"type": "boolean", "const": True}, **data))
 
 
 def unfinished(**data: Schema) -> Schema:
-    return obj(ok={"type": "boolean", "const": False}, unfinished=STR, **data)
+    return told(obj(ok={"type": "boolean", "const": False}, unfinished=STR, **data))
 
 
 def refusal(name: RefusalReason) -> Schema:
-    return obj(ok={"type": "boolean", "const": False}, refused=REFUSALS[name], message=STR)
+    return told(obj(ok={"type": "boolean", "const": False}, refused=REFUSALS[name], message=STR))
 
 
 def error(kind: str) -> Schema:
@@ -514,8 +540,8 @@ SUCCESS: dict[str, Schema] = {
     ),
 }
 
-CLAIM_DESK = obj(
-    **SUCCESS["claim"]["properties"],
+CLAIM_DESK = success(
+    **{k: v for k, v in SUCCESS["claim"]["properties"].items() if k not in ("ok", "notices")},
     desk=obj(
         path=STR,
         branch=STR,
@@ -904,7 +930,7 @@ def test_reconcile_conflicts_left_and_path_locked_shapes(lac: Lac, repo: Path) -
     seen.refused("path_locked", "reconcile", "theirs", "--as", "erin")
     assert lac("unlock", "README", "--as", "dana").code == 0
     files = SUCCESS["reconcile"]["properties"]
-    shape = unfinished(**{k: v for k, v in files.items() if k != "ok"})
+    shape = unfinished(**{k: v for k, v in files.items() if k not in ("ok", "notices")})
     seen(shape, 1, "reconcile", "theirs")
     seen(unfinished(ref=STR, paths=array(STR), conflicts=array(STR)), 1, "reconcile", "--continue")
     git(repo, "add", "README")  # the markers with it

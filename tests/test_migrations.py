@@ -219,6 +219,7 @@ RELEASED = {
     "postgres/0015_stacking.sql": "288cae2a95a76cb8",
     "postgres/0016_land_queue.sql": "59b87e42ab966634",
     "postgres/0017_resources.sql": "4e27ca1d78b14c83",
+    "postgres/0018_max_age.sql": "39eae343bccfdaa5",
     "sqlite/0001_board.sql": "ece4f43698e69b58",
     "sqlite/0002_instances.sql": "872d675aa8375ce4",
     "sqlite/0003_scale.sql": "32a035f2cf05920c",
@@ -236,6 +237,7 @@ RELEASED = {
     "sqlite/0015_stacking.sql": "19f784b1abdda77a",
     "sqlite/0016_land_queue.sql": "ce42db38b7936c30",
     "sqlite/0017_resources.sql": "1bce90d25a1e00f3",
+    "sqlite/0018_max_age.sql": "a49b73ee8eaaa5b9",
 }
 
 

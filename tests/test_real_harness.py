@@ -463,6 +463,33 @@ def test_claude_code_lets_free_paths_change(
     assert world.read("src/auth.py") == AUTH
 
 
+def test_claude_code_is_told_a_lost_claim_by_context_then_by_a_refusal(
+    tmp_path: Path, claude_url: str | None
+) -> None:
+    """The agent's claim of free.txt is released by force before the run. Its
+    next edit (a new file) goes through with the notice added to Claude's
+    context (additionalContext: in the request that carries the tool's
+    result); its first edit of free.txt, which the lost claim held, is
+    refused with the notice as the reason; the file is untouched."""
+    world = make_world(tmp_path, claude_url, ("claude-code",))
+    lac(world.repo, "--as", "erin", "release", "2", "--force", "--reason", "agent is stuck")
+    free = world.repo / "free.txt"
+    notes = world.repo / "notes.md"
+    steps = [
+        ("Write", {"file_path": str(notes), "content": "mine\n"}),
+        read(free),
+        ("Edit", {"file_path": "free.txt", "old_string": "free", "new_string": "mine"}),
+    ]
+    run = run_claude(world, steps)
+    told = "your claim of task #2 was released by erin at "
+    assert notes.read_text() == "mine\n", f"the new file was not written\n{run}"
+    assert told not in run.script.tool_results[0], run  # beside the result, not in it
+    after_write = run.script.bodies[1]
+    assert told in after_write and "agent is stuck" in after_write, run
+    assert told in run.result and "nothing was written" in run.result, run
+    assert free.read_text() == "free\n", f"free.txt changed\n{run}"
+
+
 # --- Gemini CLI ---------------------------------------------------------------------------
 
 
@@ -519,6 +546,20 @@ def test_gemini_lets_free_writes_through(tmp_path: Path, case: str) -> None:
     assert target.is_file() and target.read_text() == expected, f"{file} was not written\n{run}"
     assert "blocked" not in run.result and "holds" not in run.result, run
     assert world.read("src/auth.py") == AUTH
+
+
+def test_gemini_is_told_a_lost_claim_by_a_refusal_then_writes(tmp_path: Path) -> None:
+    """BeforeTool has no field for context: the first call after the loss is
+    refused with the notice (the model reads it), the same call again goes."""
+    world = make_world(tmp_path, None, ("gemini",))
+    lac(world.repo, "--as", "erin", "release", "2", "--force", "--reason", "agent is stuck")
+    write = ("write_file", {"file_path": "notes.md", "content": "mine\n"})
+    run = run_gemini(world, [write, write])
+    first = run.script.tool_results[0]
+    assert "Tool execution blocked: your claim of task #2 was released by erin" in first, run
+    assert "call the tool again" in first, run
+    assert (world.repo / "notes.md").read_text() == "mine\n", f"not written\n{run}"
+    assert "blocked" not in run.result, run
 
 
 # --- portable: the committed settings name no venv -------------------------------------

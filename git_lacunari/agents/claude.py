@@ -98,6 +98,19 @@ def render(
     return Answer(0, json.dumps(out), notes)
 
 
+def tell(
+    request: EditRequest | None, context: str, body: dict[str, Any], notes: list[str]
+) -> Answer:
+    """An allowed edit with a notice for the model: ``additionalContext`` and
+    no ``permissionDecision``, so the user's own prompt still asks (the
+    CHANGELOG of 2.1.9: "Added support for PreToolUse hooks to return
+    additionalContext to the model"; 2.1.197's hook output schema has
+    ``permissionDecision``, ``permissionDecisionReason``, ``updatedInput``
+    and ``additionalContext``, each optional)."""
+    told = {"hookEventName": EVENT, "additionalContext": context}
+    return Answer(0, json.dumps({"hookSpecificOutput": told}), notes)
+
+
 blocked = exit_2
 
 

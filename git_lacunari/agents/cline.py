@@ -36,6 +36,7 @@ from .protocol import (
     Installed,
     MalformedPayload,
     SettingsChange,
+    no_channel,
     obj,
     text,
 )
@@ -242,3 +243,7 @@ def judge(code: int, stdout: str, stderr: str) -> tuple[bool, str]:
     if isinstance(said, dict) and said.get("cancel") is True:
         return True, str(said.get("errorMessage", ""))
     return False, ""
+
+
+# No field of its answer to an allowed call reaches the model: a refusal says a notice.
+tell = no_channel

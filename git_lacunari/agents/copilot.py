@@ -54,6 +54,7 @@ from .protocol import (
     Installed,
     MalformedPayload,
     SettingsChange,
+    no_channel,
     obj,
     parse_tool_call,
     text,
@@ -243,3 +244,7 @@ def judge(code: int, stdout: str, stderr: str) -> tuple[bool, str]:
     if said.get("permissionDecision") == "deny":
         return True, str(said.get("permissionDecisionReason", ""))
     return False, ""
+
+
+# No field of its answer to an allowed call reaches the model: a refusal says a notice.
+tell = no_channel

@@ -30,6 +30,7 @@ from .protocol import (
     Installed,
     MalformedPayload,
     SettingsChange,
+    no_channel,
     obj,
     text,
 )
@@ -164,3 +165,7 @@ def judge(code: int, stdout: str, stderr: str) -> tuple[bool, str]:
     if isinstance(said, dict) and said.get("permission") == "deny":
         return True, str(said.get("agent_message", ""))
     return False, ""
+
+
+# No field of its answer to an allowed call reaches the model: a refusal says a notice.
+tell = no_channel

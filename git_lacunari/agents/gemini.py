@@ -32,7 +32,15 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .protocol import Answer, EditRequest, Harness, Installed, SettingsChange, parse_tool_call
+from .protocol import (
+    Answer,
+    EditRequest,
+    Harness,
+    Installed,
+    SettingsChange,
+    no_channel,
+    parse_tool_call,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -153,3 +161,8 @@ def judge(code: int, stdout: str, stderr: str) -> tuple[bool, str]:
     if isinstance(said, dict) and said.get("decision") in ("deny", "block"):
         return True, str(said.get("reason", ""))
     return False, ""
+
+
+# BeforeTool has no field that adds context to an allowed call (the
+# reference and 0.61.0's BeforeToolHookOutput: tool_input only): a refusal says it.
+tell = no_channel

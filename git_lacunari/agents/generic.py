@@ -53,6 +53,13 @@ def render(
     return Answer(0 if allowed else 1, json.dumps(said, sort_keys=True), notes)
 
 
+def tell(
+    request: EditRequest | None, context: str, body: dict[str, Any], notes: list[str]
+) -> Answer:
+    """Allowed, the notice under ``"notice"`` in the one object (the body has it)."""
+    return render(request, True, "", body, notes)
+
+
 def blocked(request: EditRequest | None, reason: str, line: str) -> Answer:
     body: dict[str, Any] = {"checked": [], "locked": []}
     return render(request, False, reason, body, [line])

@@ -34,6 +34,7 @@ from .protocol import (
     SettingsChange,
     exit_2,
     exit_2_answer,
+    no_channel,
     parse_tool_call,
 )
 
@@ -148,3 +149,7 @@ def judge(code: int, stdout: str, stderr: str) -> tuple[bool, str]:
     if isinstance(said, dict) and said.get("decision") == "block":
         return True, str(said.get("reason", ""))
     return False, ""
+
+
+# No field of its answer to an allowed call reaches the model: a refusal says a notice.
+tell = no_channel

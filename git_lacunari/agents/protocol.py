@@ -135,6 +135,18 @@ class Adapter(Protocol):
         """Allow or deny in the harness's form (``notes`` go to stderr)."""
         ...
 
+    def tell(
+        self,
+        request: EditRequest | None,
+        context: str,
+        body: dict[str, Any],
+        notes: list[str],
+    ) -> Answer | None:
+        """An allowed call's answer that carries ``context`` (a notice: a claim
+        the agent lost) to the model; None where no field of the harness's
+        answer does (the edit guard then says it in a refusal)."""
+        ...
+
     def blocked(self, request: EditRequest | None, reason: str, line: str) -> Answer:
         """The fail-closed refusal: a payload not of the harness's shape, a bad
         setting, the guard itself failing. ``line`` goes to stderr."""
@@ -192,6 +204,14 @@ def parse_tool_call(
                 request.shell_dir = text(tool_input.get(dir_field), f"{input_key}.{dir_field}")
                 break
     return request  # any other tool writes nothing we guard
+
+
+def no_channel(
+    request: EditRequest | None, context: str, body: dict[str, Any], notes: list[str]
+) -> None:
+    """``tell`` for a harness whose answer to an allowed call reaches no
+    model (an exit 0's stderr, an empty answer): a refusal must say it."""
+    return None
 
 
 def exit_2(request: EditRequest | None, reason: str, line: str) -> Answer:

@@ -28,6 +28,7 @@ from .protocol import (
     SettingsChange,
     exit_2,
     exit_2_answer,
+    no_channel,
     obj,
     text,
 )
@@ -127,3 +128,7 @@ def judge(code: int, stdout: str, stderr: str) -> tuple[bool, str]:
     from .session_probe import first_line
 
     return (True, first_line(stderr)) if code == 2 else (False, "")
+
+
+# No field of its answer to an allowed call reaches the model: a refusal says a notice.
+tell = no_channel

@@ -96,6 +96,7 @@ class Claims(Tasks):
         stale_after: float | None = None,
         take_over: bool = False,
         resources: Sequence[str] = (),
+        max_age: float | None = None,
     ) -> Claim:
         """Claim one task by id, with its declared path locks and the resource
         values it needs, or be refused whole.
@@ -105,6 +106,9 @@ class Claims(Tasks):
         as ``taken_over``. It never takes another agent's claim.
         ``resources``: ``NAME[:N]`` more the task needs (recorded on it, as
         ``writes`` are), granted with what it needed already.
+
+        ``max_age``: the claim lives at most this many seconds from its
+        ``claimed_at``, heartbeats or not (:meth:`_cap`).
         """
         task_id = validate_task_id(task_id)
         extra = self.specs(writes, reads)
@@ -123,7 +127,7 @@ class Claims(Tasks):
                 stale_after=stale_after,
             )
             if row is not None:
-                return self._finish_claim(row, extra, again=False, needs=needs)
+                return self._finish_claim(self._cap(row, max_age), extra, again=False, needs=needs)
             current = self.store.one("get_task", task_id=task_id)
             if (
                 current is None
@@ -143,12 +147,27 @@ class Claims(Tasks):
                     instance=self.instance,
                     ids=json.dumps([task_id]),
                 )
+            current = self._cap(current, max_age)
             return self._finish_claim(
                 {**current, "has_paths": True, "has_resources": True},
                 extra,
                 again=True,
                 needs=needs,
             )
+
+    def _cap(self, row: dict[str, Any], max_age: float | None) -> dict[str, Any]:
+        """``claim --max-age``: cap the claim just made (or claimed again)
+        here, in its transaction; the row as it now stands."""
+        if max_age is None:
+            return row
+        self.store.one(
+            "cap_claim",
+            task_id=int(row["id"]),
+            agent=self.agent,
+            instance=self.instance,
+            max_age=max_age,
+        )
+        return {**row, "max_age": max_age}
 
     def instances(self) -> list[Instance]:
         """The working trees our agent has acted from (`git lac instance list`),
@@ -270,6 +289,7 @@ class Claims(Tasks):
         busy: Sequence[str] = (),
         own: Sequence[LandingLine] = (),
         strict: bool = False,
+        max_age: float | None = None,
     ) -> Claim:
         """The highest-priority, oldest claimable open task in ``lane`` whose
         paths are free; with ``wait``, block up to that many seconds for one.
@@ -285,7 +305,9 @@ class Claims(Tasks):
         deadline = time.monotonic() + (wait or 0.0)
         while True:
             try:
-                return self._claim_next_once(lane, writes, reads, stale_after, busy, own, strict)
+                return self._claim_next_once(
+                    lane, writes, reads, stale_after, busy, own, strict, max_age
+                )
             except NotFound:
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -301,12 +323,15 @@ class Claims(Tasks):
         busy: Sequence[str] = (),
         own: Sequence[LandingLine] = (),
         strict: bool = False,
+        max_age: float | None = None,
     ) -> Claim:
         lane = validate_lane(lane)
         extra = self.specs(writes, reads)
         self._ensure_agent()
         self._sweep_now_and_then()
-        if not extra:  # a task that declares no paths meets nothing busy either
+        # A capped claim takes the general path: the cap is set in the
+        # claim's own transaction, never a moment after it.
+        if not extra and max_age is None:  # a task declaring no paths meets nothing busy
             # None: the board's stale-after, read by the claiming statement
             # itself (one round trip for the whole claim).
             row = self.store.atomic(
@@ -371,6 +396,7 @@ class Claims(Tasks):
                 )
                 if row is None:  # taken between our look and our claim
                     continue
+                row = self._cap(row, max_age)
                 lines = {line.task: line for line in stacked.get(task_id, [])}
                 lines.update((line.task, line) for line in (met.lines if met else []))
                 start_from = sorted(lines.values(), key=lambda line: line.task)

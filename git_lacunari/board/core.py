@@ -80,6 +80,9 @@ class BoardCore:
         self._agent_recorded = False
         self._granted_new = False  # set by each grant (grants.py)
         self._last_sweep = float("-inf")
+        # Asked for its take-over notices (liveness.tell) once in this
+        # command: the command line does not ask again (Session.tell).
+        self.notices_asked = False
 
     # --- the case rule --------------------------------------------------------
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from .. import paths
 from ..model import Conflict, LockMode, PathSpec
 from .locks import Locks
+from .notices import Notice, taken_from
 
 
 @dataclass
@@ -20,6 +21,9 @@ class EditView:
     in_work: list[int]  # those not landing, newest first
     oldest_heartbeat_age: float | None  # seconds, on the board's clock
     now: float | None
+    # What was taken from us here (a claim force-released or expired, locks
+    # force-unlocked), oldest first: the edit hook tells it (lease_notices.py).
+    taken: list[Notice] = field(default_factory=list)
 
 
 class EditTime(Locks):
@@ -29,7 +33,8 @@ class EditTime(Locks):
         ``./`` for the whole work tree), in
         one consistent read: other agents' locks covering them (as the guards
         see them) or, for a directory, inside it too; those our own locks
-        here cover; and our claims here, newest first, with the board's clock."""
+        here cover; our claims here, newest first, with the board's clock;
+        and what was taken from us here (take-over notices)."""
         # A directory (``d/``) is asked as everything below it, ``d/**``: the
         # key index then reads the locks under ``d/`` and those of its
         # ancestors (globs such as ``**/*.py``), not every lock of the board.
@@ -47,6 +52,8 @@ class EditTime(Locks):
                 for c in self._conflicts([PathSpec(b, LockMode.WRITE) for b in below])
             ]
             claims = self.store.all("own_claims", agent=self.agent, instance=self.instance)
+            # In the same read: the hook tells a lost claim at the next edit.
+            taken = self.store.all("taken_events_about", agent=self.agent, instance=self.instance)
         now = float(claims[0]["now"]) if claims else None
         # Covered for an edit: by a write lock of ours. A path our claim only
         # reads is undeclared for writing (its read lock goes at done, before
@@ -70,4 +77,5 @@ class EditTime(Locks):
                 else None
             ),
             now=now,
+            taken=taken_from(taken, self.agent, self.instance),
         )

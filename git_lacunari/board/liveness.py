@@ -81,9 +81,12 @@ class Liveness(Notices):
         return tasks
 
     def sweep(self, stale_after: float | None = None) -> list[dict[str, Any]]:
-        """Give every stale claim back to the board with its path locks, keeping
-        its attempt count, and record ``expired`` (previous holder, silence).
-        ``stale_after`` (a keeper's) is a floor: no claim silent for less is expired."""
+        """Give every stale claim, and every claim in work past its max-age
+        (heartbeats or not), back to the board with its path locks, keeping
+        its attempt count, and record ``expired`` (previous holder and where
+        it was held, silence, why: ``stale`` with its stale-after, or
+        ``max_age`` with its max-age and age). ``stale_after`` (a keeper's)
+        is a floor for staleness: no claim silent for less is expired stale."""
         # Claims carry their own stale-after; the board's covers claims made
         # before they did. A keeper's own value only ever lengthens it.
         default = self.default_stale_after()
@@ -106,13 +109,25 @@ class Liveness(Notices):
                 locks = list(gone.get("locks") or []) + [
                     r["pattern"] for r in self.store.all("delete_task_locks", task_id=task_id)
                 ]
+                aged = bool(row["aged"])
                 fact = {
                     "task": task_id,
                     "previous_owner": row["owner"],
+                    # Where it was held: its holder is told there
+                    # (board/notices.py), as for a force release.
+                    "previous_instance": row["instance"],
                     "silent_for": round(float(row["silent_for"]), 3),
                     "attempts": int(row["attempts"]),
                     "locks": locks,
+                    # Why: past its max-age (heartbeats or not), else stale.
+                    "why": "max_age" if aged else "stale",
                 }
+                if aged:
+                    fact["max_age"] = float(row["max_age"])
+                    fact["age"] = round(float(row["age"]), 3)
+                else:
+                    stale = row["stale_after"]
+                    fact["stale_after"] = float(stale) if stale is not None else default
                 self._event(
                     EventKind.EXPIRED, task_id, **{k: v for k, v in fact.items() if k != "task"}
                 )

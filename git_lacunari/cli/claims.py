@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..commands import claims, parse_stale
+from ..commands import claims, parse_max_age, parse_stale
 from ..durations import parse_duration
 from ..edge import Result
 from ..session import Session
@@ -23,6 +23,11 @@ DEFAULT_DESK = "\0default"
 @click.option("--wait", metavar="SECONDS", help="With --next: block up to SECONDS for a task.")
 @click.option(
     "--stale-after", metavar="D", help="This claim is stale after D without heartbeat (e.g. 2h)."
+)
+@click.option(
+    "--max-age",
+    metavar="D",
+    help="The keeper expires this claim D after it was made, heartbeats or not (e.g. 2h).",
 )
 @click.option(
     "--take-over",
@@ -60,6 +65,7 @@ def claim(
     reads: tuple[str, ...],
     wait: str | None,
     stale_after: str | None,
+    max_age: str | None,
     take_over: bool,
     worktree: str | None,
     branch: str | None,
@@ -95,10 +101,16 @@ def claim(
     pool in the claim's transaction, or refused whole (resource_unavailable);
     --next passes such a task over. They are freed when the claim ends:
     release, done (landing too), task cancel, expiry.
+    --max-age caps the claim's life from when it was made: past it the keeper
+    expires it (an `expired` event with its max_age), however often it
+    heartbeats; before it, a claim that heartbeats is never taken. Its holder
+    is told by the next git lac command run in its working tree, and by the
+    next edit hook call (README, "Honest leases").
     """
     if next_ == (task_id is not None):
         raise click.UsageError("give a task ID or --next, not both")
     stale = parse_stale(stale_after)
+    cap = parse_max_age(max_age)
     if wait is not None and not next_:
         raise click.UsageError("--wait goes with --next")
     if take_over and next_:
@@ -130,6 +142,7 @@ def claim(
             path=None if worktree == DEFAULT_DESK else worktree,
             branch=branch,
             resources=resources,
+            max_age=cap,
             echo=echo_to(err=True),
         )
     got = claims.claim(
@@ -143,6 +156,7 @@ def claim(
         wait=wait_s,
         take_over=take_over,
         resources=resources,
+        max_age=cap,
     )
     return claims.claimed(session, got)
 

@@ -25,9 +25,12 @@ def keeper(
     """Give stale claims and their path locks back to the board.
 
     A claim is stale when its heartbeat is older than its stale-after (set per
-    claim, else per board: `git lac init --stale-after D`). Its task goes back
-    to open with its attempt count, and `expired` is recorded with the previous
-    holder and how long it had been silent. A lock taken without a task goes
+    claim, else per board: `git lac init --stale-after D`); a claim made with
+    `claim --max-age D` goes too once D has passed since it was made, however
+    often it heartbeats. Its task goes back to open with its attempt count, and
+    `expired` is recorded with the previous holder, where it was held, how long
+    it had been silent and why (stale, or max_age); its holder is told by its
+    next command there. A lock taken without a task goes
     back (`locks_expired`) once its agent has run no command for the stale
     period. One keeper works a board at a time:
     a second one waits (or, with --once, says who holds it and exits 1).

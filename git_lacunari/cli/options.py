@@ -69,13 +69,23 @@ def common(func: F) -> F:
                 result = func(session, as_json or group.get("lac.json", False), *args, **kwargs)
             except InvalidInput:
                 raise  # exit 2 writes nothing
-            except Refused:
+            except Refused as refusal:
                 session.touch_deferred()
+                if not _is_hook(click.get_current_context()):
+                    session.tell_refused(refusal)
                 raise
             session.touch_deferred()
-            return result
+            if _is_hook(click.get_current_context()):
+                return result  # the hooks tell what they tell (guard/judge.py), no more
+            return session.tell(result)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _is_hook(ctx: click.Context) -> bool:
+    """A `git lac guard …` call: what git's hooks run, kept to their own
+    round trips."""
+    return ctx.parent is not None and ctx.parent.command.name == "guard"
 
 
 def read_body(body: str | None, body_file: str | None) -> str | None:

@@ -30,3 +30,15 @@ def parse_stale(text: str | None) -> float | None:
             f"invalid stale-after {text[:40]!r}: at least 1s (no heartbeat keeps up with less)"
         )
     return seconds
+
+
+def parse_max_age(text: str | None) -> float | None:
+    """A ``--max-age`` value: seconds, or None when not given. Under
+    :data:`MIN_STALE_AFTER_S` is refused (exit 2), as zero, negatives, more
+    than ten years and anything else that is no duration are."""
+    if text is None:
+        return None
+    seconds = parse_duration(text)
+    if seconds < MIN_STALE_AFTER_S:
+        raise BadDuration(f"invalid max-age {text[:40]!r}: at least 1s")
+    return seconds

@@ -16,6 +16,7 @@ from .task import task_id
 if TYPE_CHECKING:
     from ..board import Board
     from ..board.claims import Claim
+    from ..board.notices import Notice
     from ..repo import Repo
     from ..rules import LandingLine, Meeting
 
@@ -45,11 +46,12 @@ def claim(
     take_over: bool,
     board: Board | None = None,
     resources: tuple[str, ...] = (),
+    max_age: float | None = None,
 ) -> Claim:
-    """``stale`` and ``wait``: durations already parsed (seconds, or None).
-    ``board``: the board to claim on (a desk's, at the desk's instance);
-    default the session's. ``resources``: ``NAME[:N]`` more the task needs
-    (a claim by id)."""
+    """``stale``, ``wait`` and ``max_age``: durations already parsed
+    (seconds, or None). ``board``: the board to claim on (a desk's, at the
+    desk's instance); default the session's. ``resources``: ``NAME[:N]``
+    more the task needs (a claim by id)."""
     board = board or session.board()
     if next_:
         avoid = _avoid_policy(session)
@@ -68,6 +70,7 @@ def claim(
             busy=busy,
             own=own,
             strict=avoid == "strict",
+            max_age=max_age,
         )
     else:
         got = board.claim(
@@ -77,6 +80,7 @@ def claim(
             stale_after=stale,
             take_over=take_over,
             resources=resources,
+            max_age=max_age,
         )
     return got
 
@@ -211,14 +215,23 @@ def heartbeat(session: Session, tasks: tuple[str, ...]) -> Result:
         {"refreshed": refreshed, "notices": [n.to_json() for n in told]},
         "heartbeat: " + (" ".join(f"#{t}" for t in refreshed) or "no claims"),
         warnings=[f"git lac: {n.said()}" for n in told] + _returned(board, refreshed),
-        unfinished=(
-            f"{len(told)} of your claims or locks taken by force (above)"
-            if len(told) > 1
-            else "a claim or lock of yours was taken by force (above)"
-        )
-        if told
-        else None,
+        unfinished=_taken(told),
     )
+
+
+def _taken(told: list[Notice]) -> str | None:
+    """Why ``heartbeat`` exits 1: claims or locks of ours taken by force, or
+    claims the keeper expired, since we last looked."""
+    if not told:
+        return None
+    forced = all(n.kind != "expired" for n in told)
+    if forced:
+        if len(told) > 1:
+            return f"{len(told)} of your claims or locks taken by force (above)"
+        return "a claim or lock of yours was taken by force (above)"
+    if len(told) > 1:
+        return f"{len(told)} of your claims or locks taken or expired (above)"
+    return "a claim of yours expired (above)"
 
 
 def _returned(board: Board, refreshed: list[int]) -> list[str]:

@@ -58,6 +58,7 @@ def claim_desk(
     branch: str | None,
     echo: Echo,
     resources: tuple[str, ...] = (),
+    max_age: float | None = None,
 ) -> Result:
     """The claim, held at the desk's own instance, then its desk."""
     from .. import desk
@@ -101,6 +102,7 @@ def claim_desk(
             take_over=False,
             board=board,
             resources=resources,
+            max_age=max_age,
         )
         tid = got.task.id
         try:

@@ -63,6 +63,10 @@ def show_text(
         stale = "  STALE: the keeper will give it back" if task.stale else ""
         claimed, beat = ago(task.claimed_at, now), ago(task.heartbeat_at, now)
         lines.append(f"  claimed   {claimed}, heartbeat {beat}{stale}")
+        if task.max_age is not None and task.expires_at is not None:
+            left = task.expires_at - now
+            when = f"in {format_duration(left)}" if left > 0 else "now: the keeper gives it back"
+            lines.append(f"  max age   {format_duration(task.max_age)}: expires {when}")
     if task.branch or task.tip:
         lines.append(f"  branch    {shown(task.branch or '-')} at {(task.tip or '-')[:12]}")
     if task.landing:
@@ -123,6 +127,9 @@ def claim_text(claim: Claim) -> str:
     if claim.taken_from is not None:
         verb = f"taken over here from {shown(claim.taken_from)}"
     text = f"{verb}: task #{claim.task.id} {shown(claim.task.title)}"
+    if claim.task.max_age is not None:
+        cap = format_duration(claim.task.max_age)
+        text += f"\n  max age {cap}: the keeper expires it then, heartbeats or not"
     for lock in claim.locks:
         text += f"\n  {lock.mode} lock {shown(lock.pattern)}"
     for value in claim.resources:

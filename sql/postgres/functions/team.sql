@@ -381,7 +381,8 @@ BEGIN
         UPDATE lac_tasks AS t
            SET state = 'claimed', owner = a, claimed_at = lac_now(), heartbeat_at = lac_now(),
                stale_after = p_stale_after, attempts = t.attempts + 1, instance = p_instance,
-               branch = NULL, tip = NULL, landing_since = NULL, returned_at = NULL, returned = NULL
+               branch = NULL, tip = NULL, landing_since = NULL, returned_at = NULL, returned = NULL,
+               max_age = NULL
          WHERE t.id = p_task AND t.state = 'open'
            AND EXISTS (SELECT 1 FROM lac_claimable(t.id, a) AS ok WHERE ok)
         RETURNING t.*
@@ -408,7 +409,8 @@ BEGIN
         UPDATE lac_tasks AS u
            SET state = 'claimed', owner = a, claimed_at = lac_now(), heartbeat_at = lac_now(),
                stale_after = p_stale_after, attempts = u.attempts + 1, instance = p_instance,
-               branch = NULL, tip = NULL, landing_since = NULL, returned_at = NULL, returned = NULL
+               branch = NULL, tip = NULL, landing_since = NULL, returned_at = NULL, returned = NULL,
+               max_age = NULL
          WHERE u.state = 'open'
            AND u.id = (SELECT t.id FROM lac_tasks t
                         WHERE t.lane = p_lane AND t.state = 'open'
@@ -737,10 +739,36 @@ BEGIN
 END
 $$;
 
+-- `claim --max-age` (0018): our own claim here lives at most p_max_age
+-- seconds from claimed_at; run in the transaction that claimed it.
+CREATE OR REPLACE FUNCTION lac_api_cap_claim(p_task bigint, p_agent text, p_instance text,
+                                             p_max_age double precision)
+    RETURNS TABLE (id bigint)
+    LANGUAGE plpgsql
+    AS $$
+#variable_conflict use_column
+DECLARE
+    a text := lac_actor(p_agent);
+BEGIN
+    PERFORM lac_require_current();
+    PERFORM lac_require_finite(p_max_age, 'max-age', false);
+    RETURN QUERY WITH capped AS (
+        UPDATE lac_tasks t SET max_age = p_max_age
+         WHERE t.id = p_task AND t.state = 'claimed' AND t.owner = a
+           AND t.instance = p_instance
+        RETURNING t.id)
+    SELECT capped.id FROM capped;
+END
+$$;
+
+-- Claims silent past their stale-after, and claims in work past their
+-- max-age (0018, ``aged``: heartbeats or not), with what the keeper records.
 CREATE OR REPLACE FUNCTION lac_api_stale_claims(p_default_stale double precision,
                                                 p_at_least double precision)
-    RETURNS TABLE (id bigint, lane text, owner text, heartbeat_at double precision,
-                   attempts integer, silent_for double precision)
+    RETURNS TABLE (id bigint, lane text, owner text, instance text,
+                   heartbeat_at double precision, attempts integer,
+                   stale_after double precision, max_age double precision,
+                   silent_for double precision, age double precision, aged boolean)
     LANGUAGE plpgsql
     AS $$
 #variable_conflict use_column
@@ -749,11 +777,16 @@ BEGIN
     PERFORM lac_require_finite(p_default_stale, 'stale-after', false);
     PERFORM lac_require_finite(p_at_least, 'stale-after', true);
     RETURN QUERY
-    SELECT t.id, t.lane, t.owner, t.heartbeat_at, t.attempts, lac_now() - t.heartbeat_at
+    SELECT t.id, t.lane, t.owner, t.instance, t.heartbeat_at, t.attempts, t.stale_after,
+           t.max_age, lac_now() - t.heartbeat_at, lac_now() - t.claimed_at,
+           coalesce(t.max_age IS NOT NULL AND t.landing_since IS NULL
+                    AND t.claimed_at + t.max_age < lac_now(), false)
       FROM lac_tasks t
      WHERE t.state = 'claimed'
-       AND t.heartbeat_at + greatest(coalesce(t.stale_after, p_default_stale), p_at_least)
-           < lac_now()
+       AND (t.heartbeat_at + greatest(coalesce(t.stale_after, p_default_stale), p_at_least)
+            < lac_now()
+            OR (t.max_age IS NOT NULL AND t.landing_since IS NULL
+                AND t.claimed_at + t.max_age < lac_now()))
        AND lac_keeps(t.owner)
      ORDER BY t.heartbeat_at
        FOR UPDATE OF t SKIP LOCKED;
@@ -782,12 +815,16 @@ BEGIN
         PERFORM lac_refuse(format('an expired claim becomes open, not %s', p_state));
     END IF;
     SELECT * INTO was FROM lac_tasks t WHERE t.id = p_task;
+    -- Stale (silent past its own stale-after, and not heartbeat since the
+    -- keeper looked), or in work past its max-age (0018), heartbeats or not.
     UPDATE lac_tasks t
        SET state = 'open', owner = NULL, claimed_at = NULL, heartbeat_at = NULL,
-           stale_after = NULL
+           stale_after = NULL, max_age = NULL
      WHERE t.id = p_task AND t.state = 'claimed' AND t.owner = p_owner
-       AND t.heartbeat_at = p_heartbeat_at
-       AND t.heartbeat_at + coalesce(t.stale_after, lac_default_stale()) < lac_now();
+       AND ((t.heartbeat_at = p_heartbeat_at
+             AND t.heartbeat_at + coalesce(t.stale_after, lac_default_stale()) < lac_now())
+            OR (t.max_age IS NOT NULL AND t.landing_since IS NULL
+                AND t.claimed_at + t.max_age < lac_now()));
     IF FOUND THEN
         freed := lac_free_task_locks(p_task);
         PERFORM lac_changed('expired', p_task, NULL, jsonb_build_object(

@@ -51,13 +51,20 @@ SELECT * FROM lac_events WHERE task_id = :task_id ORDER BY id DESC LIMIT :limit
 SELECT count(*) AS n FROM (SELECT 1 FROM lac_events
                             WHERE task_id = :task_id AND id < :before LIMIT :cap) AS m
 
--- name: force_events_about
--- The force actions that took a claim or a lock of :agent (take-over notices,
--- board/notices.py), oldest first, along 0011's partial index lac_events_force.
+-- name: taken_events_about
+-- What took a claim or a lock of :agent (take-over notices, board/notices.py),
+-- oldest first: the force actions, along 0011's partial index
+-- lac_events_force, and the keeper's expiry of a claim held at :instance,
+-- along 0018's lac_events_expired_owner.
 SELECT * FROM lac_events
  WHERE kind IN ('force_released', 'force_unlocked')
    AND (detail ->> 'previous_owner' = :agent::text
         OR detail -> 'previous_holders' @> jsonb_build_array(:agent::text))
+UNION ALL
+SELECT * FROM lac_events
+ WHERE kind = 'expired'
+   AND detail ->> 'previous_owner' = :agent::text
+   AND detail ->> 'previous_instance' = :instance::text
  ORDER BY id
 
 -- name: tasks_details

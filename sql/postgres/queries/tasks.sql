@@ -78,10 +78,21 @@ SELECT * FROM lac_api_done(:task_id::bigint, :agent, :instance)
 -- name: heartbeat
 SELECT * FROM lac_api_heartbeat(:agent, :instance, :ids::jsonb)
 
+-- name: cap_claim
+-- `claim --max-age`: our claim here lives at most :max_age seconds from
+-- claimed_at, in the transaction that claimed it.
+SELECT * FROM lac_api_cap_claim(:task_id::bigint, :agent, :instance, :max_age::double precision)
+
 -- name: stale_claims
 -- Claims silent for longer than their own stale-after (the board's for claims
--- made before claims carried one), and never shorter than :at_least (a keeper's).
+-- made before claims carried one), and never shorter than :at_least (a keeper's);
+-- and claims in work past their max-age (0018), heartbeats or not: ``aged``.
 SELECT * FROM lac_api_stale_claims(:default_stale::double precision, :at_least::double precision)
+
+-- name: aged
+-- A claim in work (not landing) past claimed_at + max_age (0018); the
+-- functions (lac_api_stale_claims, lac_api_expire) spell the same rule.
+(max_age IS NOT NULL AND landing_since IS NULL AND claimed_at + max_age < lac_now())
 
 -- name: expire
 -- Back to the board, unless it heartbeat since the keeper looked.

@@ -54,7 +54,8 @@ SELECT 1 AS hit FROM reach WHERE id = :task_id LIMIT 1
 UPDATE lac_tasks AS t
    SET state = 'claimed', owner = :agent, claimed_at = {{now}}, heartbeat_at = {{now}},
        stale_after = :stale_after, attempts = attempts + 1, instance = :instance,
-       branch = NULL, tip = NULL, landing_since = NULL, returned_at = NULL, returned = NULL
+       branch = NULL, tip = NULL, landing_since = NULL, returned_at = NULL, returned = NULL,
+       max_age = NULL
  WHERE t.id = :task_id AND t.state = 'open' AND {{claimable}}
 -- RETURNING sees the table by its own name, not by its alias.
 RETURNING *, EXISTS (SELECT 1 FROM lac_task_paths p WHERE p.task_id = lac_tasks.id) AS has_paths,
@@ -80,7 +81,8 @@ UPDATE lac_tasks AS u
        stale_after = coalesce(:stale_after, (SELECT CAST(s.value AS REAL) FROM lac_settings s
                                               WHERE s.name = 'stale_after'), 1800.0),
        attempts = attempts + 1, instance = :instance,
-       branch = NULL, tip = NULL, landing_since = NULL, returned_at = NULL, returned = NULL
+       branch = NULL, tip = NULL, landing_since = NULL, returned_at = NULL, returned = NULL,
+       max_age = NULL
  WHERE u.state = 'open'
    AND u.id = (SELECT t.id FROM lac_tasks t
                 WHERE t.lane = :lane AND t.state = 'open' AND {{claimable}}
@@ -119,20 +121,38 @@ UPDATE lac_tasks SET heartbeat_at = {{now}}
    AND (:ids IS NULL OR id IN (SELECT value FROM json_each(:ids)))
 RETURNING id
 
+-- name: cap_claim
+-- `claim --max-age`: our claim here lives at most :max_age seconds from
+-- claimed_at, in the transaction that claimed it.
+UPDATE lac_tasks SET max_age = :max_age
+ WHERE id = :task_id AND state = 'claimed' AND owner = :agent AND instance = :instance
+RETURNING id
+
 -- name: stale_claims
 -- Claims silent for longer than their own stale-after (the board's for claims
--- made before claims carried one), and never shorter than :at_least (a keeper's).
-SELECT id, lane, owner, heartbeat_at, attempts, {{now}} - heartbeat_at AS silent_for
+-- made before claims carried one), and never shorter than :at_least (a keeper's);
+-- and claims in work past their max-age (0018), heartbeats or not: ``aged``.
+SELECT id, lane, owner, instance, heartbeat_at, attempts, stale_after, max_age,
+       {{now}} - heartbeat_at AS silent_for, {{now}} - claimed_at AS age,
+       ({{aged}}) AS aged
   FROM lac_tasks
  WHERE state = 'claimed'
-   AND heartbeat_at + max(coalesce(stale_after, :default_stale), :at_least) < {{now}}
+   AND (heartbeat_at + max(coalesce(stale_after, :default_stale), :at_least) < {{now}}
+        OR {{aged}})
  ORDER BY heartbeat_at
 
+-- name: aged
+-- A claim in work (not landing) past claimed_at + max_age (0018).
+(max_age IS NOT NULL AND landing_since IS NULL AND claimed_at + max_age < {{now}})
+
 -- name: expire
--- Back to the board, unless it heartbeat since the keeper looked.
+-- Back to the board, unless it heartbeat since the keeper looked (a claim
+-- past its max-age goes whatever its heartbeat).
 UPDATE lac_tasks
-   SET state = :state, owner = NULL, claimed_at = NULL, heartbeat_at = NULL, stale_after = NULL
- WHERE id = :task_id AND state = 'claimed' AND owner = :owner AND heartbeat_at = :heartbeat_at
+   SET state = :state, owner = NULL, claimed_at = NULL, heartbeat_at = NULL, stale_after = NULL,
+       max_age = NULL
+ WHERE id = :task_id AND state = 'claimed' AND owner = :owner
+   AND (heartbeat_at = :heartbeat_at OR {{aged}})
 RETURNING id
 
 -- name: notify_work

@@ -177,7 +177,7 @@ def install(
     had_ours = any(ours_count(groups) for groups in hooks.values())
     for event, item in ours.items():
         groups = hooks.get(event) or []
-        if ours_count(groups) == 1 and item in groups:
+        if ours_count(groups) == ours_count([item]) and item in groups:
             continue  # already ours, as this version writes it: left where it is
         hooks[event] = [*without_ours(groups), item]
     base = data if data is not None else dict(spec.defaults)

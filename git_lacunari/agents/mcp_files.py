@@ -162,9 +162,9 @@ def _toml_checked(path: Path, old: str | None, data: dict[str, Any]) -> str:
     expected[FILES["codex"].key] = {**(data.get(FILES["codex"].key) or {}), NAME: SERVER}
     if got != expected:
         raise InvalidInput(
-            f"{path}: cannot add [mcp_servers.{NAME}] after what the file holds "
-            f"(is mcp_servers an inline table?); add it by hand:\n{TOML_BLOCK.rstrip()}\n"
-            "nothing was changed"
+            f"{path}: cannot add [mcp_servers.{NAME}] after what the file holds (is "
+            f'mcp_servers an inline table?): add command = "git", args = ["lac", "mcp"] '
+            "there by hand; nothing was changed"
         )
     return new
 

@@ -60,6 +60,7 @@ class Script:
     steps: list[tuple[str, dict[str, Any]]]
     tool_results: list[str] = field(default_factory=list)  # the texts handed back, in order
     requests: list[str] = field(default_factory=list)  # "METHOD path", for a failure message
+    bodies: list[dict[str, Any]] = field(default_factory=list)  # each POST's JSON, in order
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -143,6 +144,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.script.requests.append(f"POST {self.path}")
         body = self._body()
+        self.script.bodies.append(body)
         path = self.path.split("?", 1)[0]
         if path.endswith("/messages/count_tokens"):
             self._json({"input_tokens": 10})

@@ -73,6 +73,9 @@ from .test_real_harness import (
     harness_env,
     lac,
     lac_real,
+    make_world,
+    read,
+    run_claude,
 )
 
 CODEX = ("@openai/codex", "0.171.0", "codex")
@@ -477,3 +480,16 @@ def test_cline_lets_a_free_write_through(tmp_path: Path) -> None:
     world = npm_world(tmp_path, "cline")
     run = run_cline(world, [("run_commands", {"commands": ["echo mine >> free.txt"]})])
     assert_went_through(run, world.repo / "free.txt", "free\nmine\n")
+
+
+# --- Claude Code: prime at SessionStart ------------------------------------------------------
+
+
+def test_claude_code_session_start_puts_prime_before_the_agent(tmp_path: Path) -> None:
+    """The installed SessionStart hook runs `git lac prime`, and Claude Code
+    2.1.197 hands its words to the model with the first request."""
+    world = make_world(tmp_path, None, ("claude-code",))
+    run = run_claude(world, [read(world.repo / "free.txt")])
+    first = json.dumps(run.script.bodies[0], ensure_ascii=False)
+    for words in ("git lac claim ID", "git lac wait PATH...", "git lac land", "was NOT made"):
+        assert words in first, f"{words!r} is not in the first request\n{run}"

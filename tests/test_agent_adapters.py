@@ -136,6 +136,8 @@ def qwen_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
                         "tool_input": {"file_path": path, "content": "x"}}),
         ("edit", {**base, "tool_name": "edit",
                   "tool_input": {"file_path": path, "old_string": "a", "new_string": "b"}}),
+        ("notebook_edit", {**base, "tool_name": "notebook_edit",
+                           "tool_input": {"notebook_path": path, "new_source": "x"}}),
     ]  # fmt: skip
 
 
@@ -144,7 +146,8 @@ def qwen_shell(repo: Path, command: str) -> Payload:
             "tool_input": {"command": command, "is_background": False}}  # fmt: skip
 
 
-# Copilot CLI (docs.github.com hooks-configuration): camelCase, toolArgs a JSON string.
+# Copilot CLI 1.0.102 (HARNESS-NOTES, seen running it; docs.github.com hooks-configuration):
+# camelCase, toolArgs a JSON string as documented (an object in 1.0.102, tested below).
 def copilot_camel(repo: Path, tool: str, args: Payload) -> Payload:
     return {"timestamp": 1704614600000, "cwd": str(repo), "toolName": tool,
             "toolArgs": json.dumps(args)}  # fmt: skip
@@ -166,7 +169,10 @@ def copilot_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
         ("create", copilot_camel(repo, "create", {"path": path, "file_text": "x"})),
         ("VS Code editFiles", vscode),
         ("VS Code editFiles, two", {**vscode, "tool_input": {"files": ["README", path]}}),
-    ]
+        ("PreToolUse Edit", {"hook_event_name": "PreToolUse", "session_id": "s",
+                             "timestamp": "2026-12-07T00:00:00Z", "cwd": str(repo),
+                             "tool_name": "Edit", "tool_input": {"path": path, "old_str": "a"}}),
+    ]  # fmt: skip
 
 
 def copilot_shell(repo: Path, command: str) -> Payload:
@@ -185,10 +191,160 @@ def copilot_reads(result: Result) -> str | None:
     return None
 
 
+# Cursor (cursor.com/docs/agent/hooks): preToolUse and beforeShellExecution.
+def cursor_base(repo: Path) -> Payload:
+    return {"conversation_id": "c", "generation_id": "g", "model": "m",
+            "cursor_version": "2.0.77", "workspace_roots": [str(repo)]}  # fmt: skip
+
+
+def cursor_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    base = {**cursor_base(repo), "hook_event_name": "preToolUse"}
+    return [
+        ("Write", {**base, "tool_name": "Write",
+                   "tool_input": {"file_path": path, "contents": "x"}}),
+        ("StrReplace", {**base, "tool_name": "StrReplace",
+                        "tool_input": {"path": path, "old_string": "a", "new_string": "b"}}),
+        ("Delete", {**base, "tool_name": "Delete", "tool_input": {"path": path}}),
+    ]  # fmt: skip
+
+
+def cursor_shell(repo: Path, command: str) -> Payload:
+    return {**cursor_base(repo), "hook_event_name": "beforeShellExecution",
+            "command": command, "cwd": str(repo)}  # fmt: skip
+
+
+def cursor_reads(result: Result) -> str | None:
+    """Cursor: permission deny refuses (agent_message the agent's reason);
+    under failClosed, a failed hook (non-zero, or no JSON) refuses too."""
+    if result.code != 0:
+        return f"failed: exit {result.code}"
+    said = json.loads(result.out)
+    return str(said["agent_message"]) if said.get("permission") == "deny" else None
+
+
+# Windsurf (docs.windsurf.com/windsurf/cascade/hooks): agent_action_name and tool_info.
+def windsurf_base() -> Payload:
+    return {"trajectory_id": "t", "execution_id": "e", "timestamp": "2026-12-07T00:00:00Z"}
+
+
+def windsurf_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    info = {"file_path": path, "edits": [{"old_string": "a", "new_string": "b"}]}
+    return [("pre_write_code", {**windsurf_base(), "agent_action_name": "pre_write_code",
+                                "tool_info": info})]  # fmt: skip
+
+
+def windsurf_shell(repo: Path, command: str) -> Payload:
+    return {**windsurf_base(), "agent_action_name": "pre_run_command",
+            "tool_info": {"command_line": command, "cwd": str(repo)}}  # fmt: skip
+
+
+# Kiro CLI (kiro.dev/docs/cli/hooks; aws/amazon-q-developer-cli docs/hooks.md).
+def kiro_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    base = {"hook_event_name": "preToolUse", "cwd": str(repo)}
+    return [
+        (f"fs_write {command}", {**base, "tool_name": "fs_write",
+                                 "tool_input": {"command": command, "path": path, **extra}})
+        for command, extra in (("create", {"file_text": "x"}),
+                               ("str_replace", {"old_str": "a", "new_str": "b"}),
+                               ("append", {"new_str": "c"}))
+    ]  # fmt: skip
+
+
+def kiro_shell(repo: Path, command: str) -> Payload:
+    return {"hook_event_name": "preToolUse", "cwd": str(repo), "tool_name": "execute_bash",
+            "tool_input": {"command": command, "summary": "s"}}  # fmt: skip
+
+
+# Goose (block/goose crates/goose/src/hooks/types.rs HookInvocation).
+def goose_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    base = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(repo),
+            "tool_name": "developer__text_editor", "manual_compact": False}  # fmt: skip
+    return [
+        (f"text_editor {command}", {**base, "tool_input": {"command": command, "path": path, **x}})
+        for command, x in (("write", {"file_text": "x"}),
+                           ("str_replace", {"old_str": "a", "new_str": "b"}),
+                           ("insert", {"insert_line": 1, "new_str": "c"}))
+    ]  # fmt: skip
+
+
+def goose_shell(repo: Path, command: str) -> Payload:
+    return {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(repo),
+            "tool_name": "developer__shell", "tool_input": {"command": command}}  # fmt: skip
+
+
+# Cline CLI 3.0.65 (HARNESS-NOTES: the payload seen running it) and the extension's tools.
+def cline_payload(repo: Path, tool: str, args: Payload) -> Payload:
+    return {
+        "clineVersion": "", "timestamp": "2026-12-07T00:00:00Z", "taskId": "conv_1",
+        "workspaceRoots": [str(repo)], "userId": "unknown", "hookName": "tool_call",
+        "tool_call": {"id": "call_1", "name": tool, "input": args},
+        "preToolUse": {"toolName": tool, "parameters": {
+            k: v if isinstance(v, str) else json.dumps(v) for k, v in args.items()}},
+    }  # fmt: skip
+
+
+def cline_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    extension = cline_payload(repo, "write_to_file", {"path": path, "content": "x"})
+    del extension["tool_call"]  # the extension sends preToolUse alone
+    return [
+        ("editor", cline_payload(repo, "editor", {"path": path, "new_text": "x"})),
+        ("extension write_to_file", extension),
+    ]
+
+
+def cline_shell(repo: Path, command: str) -> Payload:
+    return cline_payload(repo, "run_commands", {"commands": ["ls", command]})
+
+
+def cline_reads(result: Result) -> str | None:
+    """Cline: stdout's JSON, cancel true refuses; the exit code is ignored."""
+    said = json.loads(result.out) if result.out.strip() else {}
+    return str(said["errorMessage"]) if said.get("cancel") is True else None
+
+
+# OpenCode 1.18.33: what our plugin sends git-lac, tool.execute.before's input and output.args.
+def opencode_call(repo: Path, tool: str, args: Payload) -> Payload:
+    return {"tool": tool, "sessionID": "ses_1", "callID": "call_1", "args": args, "cwd": str(repo)}
+
+
+def opencode_edits(repo: Path, path: str) -> list[tuple[str, Payload]]:
+    patches = {
+        "update": codex_patch(f"*** Update File: {path}", "@@", "-a", "+b"),
+        "delete": codex_patch(f"*** Delete File: {path}"),
+        "move from": codex_patch(f"*** Update File: {path}", "*** Move to: src/moved.py"),
+    }
+    return [
+        ("write", opencode_call(repo, "write", {"filePath": path, "content": "x"})),
+        ("edit", opencode_call(repo, "edit", {"filePath": path, "oldString": "a",
+                                              "newString": "b", "replaceAll": False})),
+        *((f"apply_patch {form}", opencode_call(repo, "apply_patch", {"patchText": patch}))
+          for form, patch in patches.items()),
+    ]  # fmt: skip
+
+
+def opencode_shell(repo: Path, command: str) -> Payload:
+    return opencode_call(repo, "bash", {"command": command, "description": "d"})
+
+
+def opencode_reads(result: Result) -> str | None:
+    """Our plugin: a non-zero exit or output that is not JSON throws; a deny
+    throws its reason; anything else returns (the tool runs)."""
+    if result.code != 0:
+        return f"throws: exit {result.code}"
+    said = json.loads(result.out)
+    return str(said["reason"]) if said.get("decision") == "deny" else None
+
+
 CASES: dict[str, Case] = {
     "codex": Case(codex_edits, codex_shell, exit_2_reads, ""),
     "qwen": Case(qwen_edits, qwen_shell, exit_2_reads, ""),
     "copilot": Case(copilot_edits, copilot_shell, copilot_reads, ""),
+    "cursor": Case(cursor_edits, cursor_shell, cursor_reads, "{}"),
+    "windsurf": Case(windsurf_edits, windsurf_shell, exit_2_reads, ""),
+    "kiro": Case(kiro_edits, kiro_shell, exit_2_reads, ""),
+    "goose": Case(goose_edits, goose_shell, exit_2_reads, ""),
+    "cline": Case(cline_edits, cline_shell, cline_reads, '{"cancel": false}'),
+    "opencode": Case(opencode_edits, opencode_shell, opencode_reads, "{}"),
 }
 
 
@@ -261,7 +417,7 @@ def test_copilot_answers_each_payload_form_in_its_own_form(lac: Lac, repo: Path)
         "permissionDecision": "deny",
         "permissionDecisionReason": REASON,
     }
-    (_, _, (_, vscode), _) = copilot_edits(repo, HELD)
+    vscode = dict(copilot_edits(repo, HELD))["VS Code editFiles"]
     said = json.loads(hook(repo, "vscode", vscode).out)
     assert said == {"hookSpecificOutput": {"hookEventName": "PreToolUse",
                     "permissionDecision": "deny", "permissionDecisionReason": REASON}}  # fmt: skip
@@ -272,6 +428,14 @@ def test_copilot_answers_each_payload_form_in_its_own_form(lac: Lac, repo: Path)
     # toolArgs as an object (some releases) is read the same.
     data = {**copilot_camel(repo, "create", {}), "toolArgs": {"path": HELD}}
     assert copilot_reads(hook(repo, "copilot", data)) == REASON
+
+
+def test_goose_reads_nothing_into_a_view(lac: Lac, repo: Path) -> None:
+    hold(lac, repo)
+    data = goose_edits(repo, HELD)[0][1]
+    data["tool_input"] = {"command": "view", "path": HELD}
+    said = hook(repo, "goose", data)
+    assert (said.code, said.out, said.err) == (0, "", "")
 
 
 def test_qwen_runs_the_shell_in_its_directory_from_the_project(lac: Lac, repo: Path) -> None:
@@ -325,17 +489,18 @@ def our_commands(value: Any) -> list[str]:
 
 def strip_ours(value: Any) -> Any:
     """The document without our entries (and without a group they leave empty)."""
-    if isinstance(value, dict):
-        return {k: strip_ours(v) for k, v in value.items()}
+    if isinstance(value, dict):  # an event list holding only ours goes too
+        stripped = {k: strip_ours(v) for k, v in value.items()}
+        return {k: v for k, v in stripped.items() if v != [] or value[k] == []}
     if isinstance(value, list):
         kept = []
         for item in value:
             if isinstance(item, dict) and any(is_ours(item.get(k)) for k in ("command", "bash")):
                 continue
-            item = strip_ours(item)
-            if isinstance(item, dict) and item.get("hooks") == [] and "matcher" in item:
-                continue
-            kept.append(item)
+            stripped = strip_ours(item)
+            if isinstance(item, dict) and item.get("hooks") and not stripped.get("hooks"):
+                continue  # a group of ours alone
+            kept.append(stripped)
         return kept
     return value
 
@@ -358,6 +523,7 @@ class Install(NamedTuple):
     theirs: str
     event: Callable[[Any], list[Any]]  # our event's list, in the parsed file
     fail_closed: Callable[[Any], bool] = lambda data: True
+    entries: int = 1  # how many entries of ours (Cursor: one per event)
 
 
 INSTALLS: dict[str, Install] = {
@@ -385,6 +551,63 @@ INSTALLS: dict[str, Install] = {
 }
 """,
         lambda data: data["hooks"]["preToolUse"],
+    ),
+    "cursor": Install(
+        ".cursor/hooks.json",
+        """{
+  "version": 1,
+  "hooks": {
+    "beforeShellExecution": [{"command": "./audit.sh"}],
+    "afterFileEdit": [{"command": "npx prettier --write"}]
+  }
+}
+""",
+        lambda data: data["hooks"]["preToolUse"] + data["hooks"]["beforeShellExecution"],
+        lambda entry: entry.get("failClosed") is True,
+        2,
+    ),
+    "windsurf": Install(
+        ".windsurf/hooks.json",
+        """{
+  "hooks": {
+    "pre_run_command": [{"command": "python3 audit.py", "show_output": true}],
+    "post_write_code": [{"command": "bash format.sh", "show_output": false}]
+  }
+}
+""",
+        lambda data: data["hooks"]["pre_write_code"] + data["hooks"]["pre_run_command"],
+        entries=2,
+    ),
+    "kiro": Install(
+        ".kiro/agents/git-lacunari.json",
+        """{
+  "name": "git-lacunari",
+  "description": "mine",
+  "tools": ["fs_read", "fs_write", "execute_bash"],
+  "allowedTools": ["fs_read"],
+  "hooks": {
+    "agentSpawn": [{"command": "git status"}],
+    "preToolUse": [{"matcher": "execute_bash", "command": "./audit.sh"}]
+  }
+}
+""",
+        lambda data: data["hooks"]["preToolUse"],
+        lambda entry: entry.get("cache_ttl_seconds") == 0,
+        4,
+    ),
+    "goose": Install(
+        ".agents/plugins/git-lacunari/hooks/hooks.json",
+        """{
+  "hooks": {
+    "PreToolUse": [{"matcher": "developer__shell",
+                    "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 5}]}],
+    "SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]
+  }
+}
+""",
+        lambda data: [h for g in data["hooks"]["PreToolUse"] for h in g["hooks"]],
+        lambda entry: entry.get("on_failure") == "block",
+        2,
     ),
     "qwen": Install(
         ".qwen/settings.json",
@@ -422,12 +645,14 @@ def test_install_keeps_theirs_sets_fail_closed_twice_changes_nothing_uninstall_r
     ]
     text = path.read_text()
     after = json.loads(text)
-    (command,) = our_commands(after)
+    commands = our_commands(after)
+    assert len(commands) == spec.entries and len(set(commands)) == 1, commands
+    command = commands[0]
     assert f"git-lac guard edit --harness {harness};" in command
     assert command.startswith("s=127; command -v git-lac ")  # from PATH
     assert strip_ours(after) == strip_ours(json.loads(spec.theirs))  # theirs kept, in order
     ours = [item for item in spec.event(after) if our_commands(item)]
-    assert len(ours) == 1 and spec.fail_closed(ours[0]), ours
+    assert len(ours) == spec.entries and all(spec.fail_closed(o) for o in ours), ours
     for where in machine_paths(repo):
         assert where not in text, where
     once = path.read_bytes()
@@ -446,7 +671,7 @@ def test_a_file_install_creates_goes_with_uninstall(repo: Path, harness: str) ->
     path = repo / spec.file
     assert lac_process(repo, "hooks", "install", "--agent", harness).code == 0, harness
     data = json.loads(path.read_text())
-    assert len(our_commands(data)) == 1
+    assert len(our_commands(data)) == spec.entries
     assert lac_process(repo, "hooks", "install", "--agent", harness, "--uninstall").code == 0
     assert not path.exists()
     top = spec.file.split("/")[0]
@@ -483,7 +708,7 @@ def test_doctor_probes_every_installed_harness_and_fails_a_broken_one_by_name(
         for command, said in (
             (f"/gone/bin/git-lac guard edit --harness {harness}", "exit 127"),
             (f"git-lac guard edit --harness generic # git-lac guard edit --harness {harness}",
-             "lets a held path through"),
+             "exit 1"),
         ):  # fmt: skip
             path.write_text(json.dumps(replace_command(json.loads(good), command)))
             code, checks = doctor(repo)
@@ -493,4 +718,223 @@ def test_doctor_probes_every_installed_harness_and_fails_a_broken_one_by_name(
             others = [c for n, c in checks.items() if n.startswith("agent ") and c is not check]
             assert all(c["verdict"] == "ok" for c in others), others
         path.write_text(good)
+    assert doctor(repo)[0] == 0
+
+
+# --- Cline: a hook file of ours, and the user's own kept beside it --------------------
+
+
+def run_cline_hook(repo: Path, data: Payload, path: str | None = None) -> Result:
+    """The hook as Cline 3.0.65 runs a ``#!/bin/sh`` file: ``sh FILE``, cwd the workspace."""
+    env = {**os.environ, "LAC_AGENT": "alice", "LAC_EDIT_HELPER": "off"}
+    env["PATH"] = path or f"{BIN}:{SYSTEM_PATH}"
+    proc = subprocess.run(["sh", str(repo / ".clinerules/hooks/PreToolUse")], cwd=repo,
+                          input=json.dumps(data), env=env, capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+THEIRS_CLINE = """#!/bin/sh
+# the user's own hook: refuse writing .env, log every call
+input=$(cat)
+echo "$input" >> "$(dirname "$0")/calls.log"
+case $input in *'.env'*) echo '{"cancel": true, "errorMessage": "no .env edits"}'; exit 0;; esac
+echo '{"cancel": false}'
+"""
+
+
+def test_cline_keeps_the_users_own_hook_runs_it_first_and_gives_it_back(
+    lac: Lac, repo: Path
+) -> None:
+    hold(lac, repo)
+    hooks = repo / ".clinerules/hooks"
+    hooks.mkdir(parents=True)
+    theirs = hooks / "PreToolUse"
+    theirs.write_text(THEIRS_CLINE)
+    theirs.chmod(0o750)
+    put = lac_process(repo, "hooks", "install", "--agent", "cline", "--json")
+    assert put.code == 0 and put.json["agents"][0]["action"] == "installed", put
+    assert (hooks / "PreToolUse.legacy").read_text() == THEIRS_CLINE
+    text = theirs.read_text()
+    assert text.startswith("#!/bin/sh\n") and os.access(theirs, os.X_OK)
+    assert "git-lac guard edit --harness cline;" in text
+    for where in machine_paths(repo):
+        assert where not in text, where
+    # Theirs first: its own refusal stands; then ours refuses a held path; a free one goes.
+    said = run_cline_hook(repo, cline_payload(repo, "editor", {"path": ".env"}))
+    assert cline_reads(said) == "no .env edits"
+    said = run_cline_hook(repo, cline_payload(repo, "editor", {"path": HELD}))
+    assert cline_reads(said) == REASON, said
+    said = run_cline_hook(repo, cline_payload(repo, "editor", {"path": "src/util.py"}))
+    assert (said.out.strip(), said.err) == ('{"cancel": false}', ""), said
+    assert len((hooks / "calls.log").read_text().splitlines()) == 3  # it saw every call
+    # Without git-lac on PATH: a cancel saying how to get out, never a silent pass.
+    said = run_cline_hook(repo, cline_payload(repo, "editor", {"path": "src/util.py"}), SYSTEM_PATH)
+    reason = cline_reads(said)
+    assert reason is not None and "git-lac is not on PATH" in reason, said
+    (hooks / "calls.log").unlink()
+    once = theirs.read_bytes()
+    again = lac_process(repo, "hooks", "install", "--agent", "cline", "--json")
+    assert again.json["agents"][0]["action"] == "unchanged" and theirs.read_bytes() == once
+    gone = lac_process(repo, "hooks", "uninstall", "--agent", "cline", "--json")
+    assert gone.json["agents"][0]["action"] == "removed", gone
+    assert theirs.read_text() == THEIRS_CLINE and (theirs.stat().st_mode & 0o777) == 0o750
+    assert sorted(p.name for p in hooks.iterdir()) == ["PreToolUse"]
+
+
+def test_cline_install_without_a_hook_of_theirs_goes_entirely_and_refuses_a_clash(
+    repo: Path,
+) -> None:
+    assert lac_process(repo, "hooks", "install", "--agent", "cline").code == 0
+    assert (repo / ".clinerules/hooks/PreToolUse").is_file()
+    assert lac_process(repo, "hooks", "uninstall", "--agent", "cline").code == 0
+    assert not (repo / ".clinerules").exists()
+    hooks = repo / ".clinerules/hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "PreToolUse").write_text(THEIRS_CLINE)
+    (hooks / "PreToolUse.legacy").write_text("#!/bin/sh\n")
+    said = lac_process(repo, "hooks", "install", "--agent", "cline")
+    assert said.code == 2 and "nothing was changed" in said.err and said.err.count("\n") == 1
+    assert (hooks / "PreToolUse").read_text() == THEIRS_CLINE
+
+
+def test_doctor_probes_cline_as_it_runs_the_file(lac: Lac, repo: Path) -> None:
+    assert lac_process(repo, "hooks", "install").code == 0
+    assert lac_process(repo, "hooks", "install", "--agent", "cline").code == 0
+    code, checks = doctor(repo)
+    assert code == 0 and checks["agent cline"]["verdict"] == "ok", checks["agent cline"]
+    path = repo / ".clinerules/hooks/PreToolUse"
+    good = path.read_text()
+    for broken in (
+        good.replace("command -v git-lac", "command -v /gone/bin/git-lac", 1),
+        good.replace("--harness cline;", "--harness generic;", 1),
+    ):
+        assert broken != good
+        path.write_text(broken)
+        code, checks = doctor(repo)
+        assert code == 1 and checks["agent cline"]["verdict"] == "fail", checks["agent cline"]
+        assert str(path) in checks["agent cline"]["says"]
+    path.write_text(good)
+    assert doctor(repo)[0] == 0
+
+
+# --- OpenCode: the plugin, under Bun, called as OpenCode's loader calls it -------------
+
+
+def bun() -> str:
+    import shutil
+
+    for found in (os.environ.get("LAC_TEST_BUN"), shutil.which("bun"),
+                  "/tmp/bun/node_modules/.bin/bun"):  # fmt: skip
+        if found and os.access(found, os.X_OK):
+            return found
+    pytest.skip("no bun: npm install --prefix /tmp/bun bun, or LAC_TEST_BUN=PATH")
+
+
+# As opencode 1.18.33's loader: import each plugin module, call every exported
+# function with the context, and await its "tool.execute.before" with
+# (input {tool, sessionID, callID}, output {args}) before the tool runs.
+LOADER = """
+const [file, directory, tool, args] = process.argv.slice(2)
+const mod = await import(file)
+const results = []
+for (const make of Object.values(mod)) {
+  if (typeof make !== "function") continue
+  const hooks = await make({ client: {}, project: {}, worktree: directory, directory, $: null })
+  try {
+    await hooks["tool.execute.before"]({ tool, sessionID: "ses_1", callID: "call_1" },
+                                        { args: JSON.parse(args) })
+    results.push({ threw: false })
+  } catch (e) {
+    results.push({ threw: true, message: String(e.message) })
+  }
+}
+console.log(JSON.stringify(results))
+"""
+
+
+def under_bun(repo: Path, tool: str, args: Payload, path: str | None = None) -> dict[str, Any]:
+    runner = repo.parent / "loader.mjs"
+    runner.write_text(LOADER)
+    env = {**os.environ, "LAC_AGENT": "alice", "LAC_EDIT_HELPER": "off"}
+    env["PATH"] = path or f"{BIN}:{SYSTEM_PATH}"
+    plugin = repo / ".opencode/plugins/git-lacunari.ts"
+    argv = [bun(), str(runner), str(plugin), str(repo), tool, json.dumps(args)]
+    proc = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    (result,) = json.loads(proc.stdout)
+    return dict(result)
+
+
+def test_the_opencode_plugin_under_bun_throws_the_holder_and_lets_free_calls_run(
+    lac: Lac, repo: Path
+) -> None:
+    hold(lac, repo)
+    assert lac_process(repo, "hooks", "install", "--agent", "opencode").code == 0
+    said = under_bun(repo, "edit", {"filePath": HELD, "oldString": "a", "newString": "b"})
+    assert said == {"threw": True, "message": REASON}
+    patch = codex_patch("*** Add File: docs/new.md", "+x", f"*** Delete File: {HELD}")
+    assert under_bun(repo, "apply_patch", {"patchText": patch}) == {
+        "threw": True,
+        "message": REASON,
+    }
+    bash = {"command": "sed -i 's/False/True/' auth.py", "workdir": "src"}
+    assert under_bun(repo, "bash", bash)["message"] == (
+        "erin holds src/auth.py on task #1; git lac wait src/auth.py"
+    )
+    assert under_bun(repo, "write", {"filePath": str(repo / "src/new.py")}) == {"threw": False}
+    assert under_bun(repo, "bash", {"command": "echo x >> notes.txt"}) == {"threw": False}
+    assert under_bun(repo, "read", {"filePath": HELD}) == {"threw": False}
+    # No git-lac on PATH: the plugin throws, saying how to get out.
+    gone = under_bun(repo, "write", {"filePath": "src/util.py"}, SYSTEM_PATH)
+    assert gone["threw"] and "git-lac is not on PATH" in gone["message"], gone
+
+
+def test_opencode_install_keeps_other_plugins_and_refuses_a_file_not_ours(repo: Path) -> None:
+    plugins = repo / ".opencode/plugins"
+    plugins.mkdir(parents=True)
+    (plugins / "mine.ts").write_text("export const Mine = async () => ({})\n")
+    (repo / ".opencode/opencode.json").write_text('{"model": "x/y"}\n')
+    put = lac_process(repo, "hooks", "install", "--agent", "opencode", "--json")
+    assert put.code == 0 and put.json["agents"][0]["action"] == "installed", put
+    ours = plugins / "git-lacunari.ts"
+    text = ours.read_text()
+    assert "git-lac guard edit --harness opencode;" in text
+    for where in machine_paths(repo):
+        assert where not in text, where
+    once = ours.read_bytes()
+    again = lac_process(repo, "hooks", "install", "--agent", "opencode", "--json")
+    assert again.json["agents"][0]["action"] == "unchanged" and ours.read_bytes() == once
+    assert lac_process(repo, "hooks", "uninstall", "--agent", "opencode").code == 0
+    assert sorted(p.name for p in plugins.iterdir()) == ["mine.ts"]
+    assert (repo / ".opencode/opencode.json").read_text() == '{"model": "x/y"}\n'
+    (plugins / "mine.ts").unlink()
+    (repo / ".opencode/opencode.json").unlink()
+    assert lac_process(repo, "hooks", "install", "--agent", "opencode").code == 0
+    assert lac_process(repo, "hooks", "uninstall", "--agent", "opencode").code == 0
+    assert not (repo / ".opencode").exists()
+    plugins.mkdir(parents=True)
+    ours.write_text("export const Theirs = async () => ({})\n")
+    said = lac_process(repo, "hooks", "install", "--agent", "opencode")
+    assert said.code == 2 and "not git-lacunari's plugin; nothing was changed" in said.err
+    assert ours.read_text() == "export const Theirs = async () => ({})\n"
+
+
+def test_doctor_probes_the_opencode_plugins_command(lac: Lac, repo: Path) -> None:
+    assert lac_process(repo, "hooks", "install").code == 0
+    assert lac_process(repo, "hooks", "install", "--agent", "opencode").code == 0
+    code, checks = doctor(repo)
+    assert code == 0 and checks["agent opencode"]["verdict"] == "ok", checks["agent opencode"]
+    path = repo / ".opencode/plugins/git-lacunari.ts"
+    good = path.read_text()
+    for broken in (
+        good.replace("command -v git-lac", "command -v /gone/bin/git-lac", 1),
+        good.replace("--harness opencode;", "--harness generic;", 1),
+    ):
+        assert broken != good
+        path.write_text(broken)
+        code, checks = doctor(repo)
+        assert code == 1 and checks["agent opencode"]["verdict"] == "fail", checks
+        assert str(path) in checks["agent opencode"]["says"]
+    path.write_text(good)
     assert doctor(repo)[0] == 0

@@ -3,24 +3,31 @@ forms, each answered in its own form.
 
 **Copilot CLI** (https://docs.github.com/en/copilot/reference/hooks-configuration
 and .../copilot-cli-reference/cli-hooks-reference; ``@github/copilot``
-1.0.102 ships its code compiled into a native binary, so the documented
-protocol is what is followed):
+1.0.102 keeps its hook runner in a native module, so what it does was seen
+running it against a stand-in model):
 
 - file: any ``.github/hooks/*.json``; ours is ``.github/hooks/git-lacunari.json``:
   ``{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": C,
   "timeoutSec": S}]}}`` (no matcher: every tool call; ``timeoutSec`` in
   seconds, default 30).
-- stdin: ``{"timestamp", "cwd", "toolName", "toolArgs"}``, ``toolArgs`` the
-  tool's arguments as a JSON string (an object in some releases). The file
-  tools ``edit`` and ``create`` ``{"path"}``; the shell ``bash``
-  ``{"command"}``, run in ``cwd``.
+- stdin: ``{"sessionId", "timestamp", "cwd", "toolName", "toolArgs"}``,
+  ``toolArgs`` the tool's arguments: an object in 1.0.102, a JSON string as
+  the documentation gives it (both are read). The file tools ``edit`` and
+  ``create`` ``{"path"}`` (relative to ``cwd``, or absolute); the shell
+  ``bash`` ``{"command"}``, run in ``cwd``. The hook runs with
+  ``COPILOT_PROJECT_DIR`` and ``CLAUDE_PROJECT_DIR`` the project's
+  directory, cwd that directory.
 - refusal: exit 0 with ``{"permissionDecision": "deny",
   "permissionDecisionReason": R}`` on stdout; letting a call through is
   exit 0 and nothing (never ``"allow"``, which would skip the user's own
-  approval). No fail-closed setting: the installed command turns every
-  failure of git-lac into that deny.
+  approval). Any non-zero exit is a refusal too ("hook errored", no reason
+  shown), a timeout lets the call through; the installed command turns every
+  failure of git-lac into the deny with its reason.
+- trust: the hooks of a folder Copilot CLI does not trust are not loaded
+  (``~/.copilot/config.json`` ``trustedFolders``, or ``--trust-folder``).
 - Its Claude-compatible form (``hook_event_name`` ``"PreToolUse"``,
-  ``tool_name``, ``tool_input``) is answered as Claude Code is answered:
+  ``tool_name`` ``Bash`` / ``Edit`` / ``Create``, ``tool_input`` with the
+  same fields) is answered as Claude Code is answered:
   ``{"hookSpecificOutput": {"hookEventName": "PreToolUse",
   "permissionDecision": "deny", "permissionDecisionReason": R}}``.
 
@@ -56,10 +63,13 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 HARNESS = Harness.COPILOT
-PROJECT_DIR: str | None = None
+PROJECT_DIR: str | None = "COPILOT_PROJECT_DIR"
 EVENT = "preToolUse"
 FILE_TOOLS = {"edit": "path", "create": "path"}
 SHELL_TOOLS: dict[str, tuple[str, tuple[str, ...]]] = {"bash": ("command", ())}
+# The Claude-compatible form names the same tools as Claude Code does.
+PASCAL_FILE_TOOLS = {"Edit": "path", "Create": "path", "Write": "path", **FILE_TOOLS}
+PASCAL_SHELL_TOOLS = {"Bash": ("command", ()), **SHELL_TOOLS}
 VSCODE_LIST_TOOLS = {"editFiles": "files"}
 TIMEOUT = 30  # seconds
 SCOPES = {"project": ".github/hooks/git-lacunari.json"}
@@ -84,7 +94,9 @@ def parse(data: dict[str, Any], default_cwd: str) -> EditRequest:
             return request
         return _tool_call(data, default_cwd, VSCODE)
     if data.get("hook_event_name") == "PreToolUse":
-        return _tool_call(data, default_cwd, CLAUDE_FORM)
+        request = parse_tool_call(data, HARNESS, default_cwd, PASCAL_FILE_TOOLS, PASCAL_SHELL_TOOLS)
+        request.form = CLAUDE_FORM
+        return request
     raise MalformedPayload("not a Copilot CLI (toolName) nor a VS Code (hookEventName) payload")
 
 
@@ -188,7 +200,9 @@ def uninstall(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
 def entries(top: Path | None) -> tuple[list[Installed], list[str]]:
     from .hook_json import entries as found
 
-    return found(_spec(), top, EVENTS)
+    where = str(top) if top is not None else ""
+    env = (("COPILOT_PROJECT_DIR", where), ("CLAUDE_PROJECT_DIR", where), ("COPILOT_CLI", "1"))
+    return found(_spec(), top, EVENTS, env)
 
 
 def probe_payload(top: Path, rel: str) -> list[dict[str, Any]]:
@@ -211,8 +225,11 @@ def probe_payload(top: Path, rel: str) -> list[dict[str, Any]]:
 
 def judge(code: int, stdout: str, stderr: str) -> tuple[bool, str]:
     """Exit 0 with permissionDecision deny (Copilot CLI: at the top; VS Code:
-    in hookSpecificOutput) blocks. Anything else is no documented block."""
-    if code != 0 or not stdout.strip():
+    in hookSpecificOutput) blocks; Copilot CLI 1.0.102 also refuses on any
+    other exit, without the reason ("hook errored")."""
+    if code != 0:
+        return True, f"exit {code}: hook errored"
+    if not stdout.strip():
         return False, ""
     try:
         said = json.loads(stdout)

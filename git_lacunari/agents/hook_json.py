@@ -168,18 +168,19 @@ def install(
     scope: str,
     top: Path | None,
     backup_dir: Path,
-    ours: dict[str, dict[str, Any]],
+    ours: dict[str, Any],
 ) -> SettingsChange:
-    """Merge ``ours`` (event -> our item) into the file of that scope."""
+    """Merge ``ours`` (event -> our item, or a list of them) into the file of that scope."""
     path = path_of(spec, scope, top)
     data = load(path, set(ours))
     hooks = dict((data or {}).get("hooks") or {})
     had_ours = any(ours_count(groups) for groups in hooks.values())
     for event, item in ours.items():
+        items = item if isinstance(item, list) else [item]
         groups = hooks.get(event) or []
-        if ours_count(groups) == ours_count([item]) and item in groups:
+        if ours_count(groups) == ours_count(items) and all(i in groups for i in items):
             continue  # already ours, as this version writes it: left where it is
-        hooks[event] = [*without_ours(groups), item]
+        hooks[event] = [*without_ours(groups), *items]
     base = data if data is not None else dict(spec.defaults)
     new = {**base, "hooks": hooks}
     if new == data:

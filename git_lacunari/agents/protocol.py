@@ -29,6 +29,12 @@ class Harness(Enum):
     CODEX = "codex"
     QWEN = "qwen"
     COPILOT = "copilot"
+    CURSOR = "cursor"
+    WINDSURF = "windsurf"
+    KIRO = "kiro"
+    GOOSE = "goose"
+    CLINE = "cline"
+    OPENCODE = "opencode"
     GENERIC = "generic"
 
 

@@ -11,15 +11,21 @@ in ``packages/core/src/tools/tool-names.ts``).
 - stdin (``createBaseInput`` and ``firePreToolUseEvent``): ``session_id``,
   ``transcript_path``, ``cwd``, ``hook_event_name`` (``"PreToolUse"``),
   ``timestamp``, ``permission_mode``, ``tool_name``, ``tool_input``,
-  ``tool_use_id``. The file tools ``write_file`` and ``edit``
-  ``{"file_path"}``; the shell ``run_shell_command`` ``{"command",
-  "directory"}``, ``directory`` resolved from the project's directory
-  (``buildPermissionCheckContext``).
+  ``tool_use_id``; ``cwd`` the project's root. The file tools
+  ``write_file`` and ``edit`` ``{"file_path"}``, ``notebook_edit``
+  ``{"notebook_path"}`` (absolute: the tools refuse a relative path before
+  the hook runs); the shell ``run_shell_command`` ``{"command",
+  "directory"}``, ``directory`` absolute, or resolved from the project's
+  directory (``buildPermissionCheckContext``), the project root when absent.
+  Seen running 0.24.4 against a stand-in model, too.
 - refusal: exit 2, the reason on stderr (``isBlockingError = exitCode ===
   2``: stderr is the text it reads, plain text becomes ``{"decision":
-  "deny", "reason": TEXT}``). Every other non-zero exit is a non-blocking
-  error that lets the call through, so the installed command turns every
-  failure into exit 2. Allow: exit 0, nothing on stdout.
+  "deny", "reason": TEXT}``; the model gets exactly that text). Every other
+  non-zero exit, a timeout or a spawn error is a non-blocking error that
+  lets the call through, so the installed command turns every failure into
+  exit 2. Allow: exit 0, nothing on stdout.
+- trust: project hooks load only in a trusted folder; with folder trust off
+  (the default) every folder is.
 """
 
 from __future__ import annotations
@@ -43,11 +49,11 @@ if TYPE_CHECKING:
 HARNESS = Harness.QWEN
 PROJECT_DIR: str | None = "QWEN_PROJECT_DIR"
 EVENT = "PreToolUse"
-FILE_TOOLS = {"write_file": "file_path", "edit": "file_path"}
+FILE_TOOLS = {"write_file": "file_path", "edit": "file_path", "notebook_edit": "notebook_path"}
 SHELL_TOOLS: dict[str, tuple[str, tuple[str, ...]]] = {
     "run_shell_command": ("command", ("directory",))
 }
-MATCHER = "^(write_file|edit|run_shell_command)$"
+MATCHER = "^(write_file|edit|notebook_edit|run_shell_command)$"
 TIMEOUT = 30  # seconds
 SCOPES = {"project": ".qwen/settings.json", "user": "~/.qwen/settings.json"}
 EVENTS = {EVENT}

@@ -25,6 +25,13 @@ HARNESS_NAMES = {
     "copilot": Harness.COPILOT,
     "copilot-cli": Harness.COPILOT,
     "vscode": Harness.COPILOT,
+    "cursor": Harness.CURSOR,
+    "windsurf": Harness.WINDSURF,
+    "kiro": Harness.KIRO,
+    "kiro-cli": Harness.KIRO,
+    "goose": Harness.GOOSE,
+    "cline": Harness.CLINE,
+    "opencode": Harness.OPENCODE,
     "generic": Harness.GENERIC,
 }
 # Harness -> its adapter module in this package.
@@ -34,12 +41,30 @@ MODULES = {
     Harness.CODEX: "codex",
     Harness.QWEN: "qwen",
     Harness.COPILOT: "copilot",
+    Harness.CURSOR: "cursor",
+    Harness.WINDSURF: "windsurf",
+    Harness.KIRO: "kiro",
+    Harness.GOOSE: "goose",
+    Harness.CLINE: "cline",
+    Harness.OPENCODE: "opencode",
     Harness.GENERIC: "generic",
 }
 # hook_event_name -> harness, for a payload that does not say (no --harness).
 EVENTS = {"PreToolUse": Harness.CLAUDE, "BeforeTool": Harness.GEMINI}
 # The harnesses `hooks install --agent` sets up, in the order the README gives them.
-INSTALLABLE = ("claude-code", "gemini", "codex", "qwen", "copilot")
+INSTALLABLE = (
+    "claude-code",
+    "gemini",
+    "codex",
+    "qwen",
+    "copilot",
+    "cursor",
+    "windsurf",
+    "kiro",
+    "goose",
+    "cline",
+    "opencode",
+)
 SCOPE_NAMES = ("project", "local", "user")
 # A doctor check is "agent NAME"; where one file serves two harnesses, both are named.
 CHECK_NAMES = {"copilot": "copilot (VS Code)"}

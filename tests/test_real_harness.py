@@ -124,7 +124,7 @@ NOTEBOOK = {
 def harness_bin(package: tuple[str, str, str]) -> Path:
     """The pinned harness's executable, or a loud skip (a failure under LAC_REQUIRE_HARNESS)."""
     name, version, exe = package
-    prefix = HARNESS_DIR / f"{name.rsplit('/', 1)[1]}-{version}"
+    prefix = HARNESS_DIR / f"{name.rsplit('/', 1)[-1]}-{version}"
     binary = prefix / "node_modules" / ".bin" / exe
     manifest = prefix / "node_modules" / name / "package.json"
     installed = None

@@ -414,6 +414,7 @@ def run_opencode(world: World, steps: list[tuple[str, dict[str, Any]]], model: s
         }
         env = harness_env(world.path)
         env.update(
+            PWD=str(world.repo),  # its project is $PWD, not the process's directory
             OPENCODE_CONFIG_CONTENT=json.dumps(config),
             OPENCODE_DISABLE_AUTOUPDATE="1",
             OPENCODE_DISABLE_MODELS_FETCH="1",
@@ -460,6 +461,7 @@ def run_cline(world: World, steps: list[tuple[str, dict[str, Any]]]) -> Run:
     script = Script(steps)
     with ModelServer(script) as model:
         env = harness_env(world.path)
+        env["PWD"] = str(world.repo)  # Bun's process.cwd() answers $PWD
         auth = [str(binary), "auth", "-p", "openai-compatible", "-k", "loopback", "-m", "stand"]
         _run([*auth, "-b", f"{model.url}/v1"], world.repo, env, Script([]))
         return _run([str(binary), "--json", PROMPT], world.repo, env, script)

@@ -65,6 +65,7 @@ from .test_real_harness import (
     AUTH,
     HARNESS_DIR,
     LAC_PATH,
+    REQUIRE,
     Run,
     World,
     _run,
@@ -92,10 +93,13 @@ def adapter_here(agent: str) -> None:
     from git_lacunari.agents.registry import INSTALLABLE
 
     if agent not in INSTALLABLE:
-        pytest.skip(
+        reason = (
             f"{agent}: the harness runs offline against the stand-in, but this build has no "
-            f"`hooks install --agent {agent}` adapter yet"
+            f"`hooks install --agent {agent}` adapter"
         )
+        if REQUIRE:
+            pytest.fail(reason + " (LAC_REQUIRE_HARNESS=1 forbids skipping)")
+        pytest.skip(reason)
 
 
 def npm_world(tmp: Path, agent: str) -> World:

@@ -110,8 +110,8 @@ def test_bad_input_is_exit_2_and_touches_nothing(lac: Lac, repo: Path) -> None:
     result = lac("hooks", "install", "--agent", "claude-code")
     assert result.code == 2 and "not valid JSON" in result.err
     assert path.read_text() == "{not json"
-    result = lac("hooks", "install", "--agent", "cursor")
-    assert result.code == 2 and "supported: claude-code, gemini" in result.err
+    result = lac("hooks", "install", "--agent", "nonesuch")
+    assert result.code == 2 and "supported: claude-code, gemini, codex" in result.err
     assert lac("hooks", "install", "--uninstall").code == 2
 
 

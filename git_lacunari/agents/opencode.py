@@ -82,7 +82,9 @@ def render(
     said = [n for n in notes if not n.startswith("refused: ")]
     if allowed:
         return Answer(0, "{}", said)
-    return Answer(0, json.dumps({"decision": "deny", "reason": reason}), said)
+    return Answer(
+        0, json.dumps({"decision": "deny", "reason": reason}), [f"refused: {reason}", *said]
+    )
 
 
 def blocked(request: EditRequest | None, reason: str, line: str) -> Answer:

@@ -7,7 +7,7 @@ in ``packages/core/src/tools/tool-names.ts``).
   [{"type": "command", "command": C, "timeout": S}]}]}`` (``timeout`` in
   seconds; a large value is read as the older milliseconds). It runs the
   command through ``bash -c``, with ``QWEN_PROJECT_DIR``,
-  ``GEMINI_PROJECT_DIR`` and ``CLAUDE_PROJECT_DIR`` the session's directory.
+  ``GEMINI_PROJECT_DIR`` and ``CLAUDE_PROJECT_DIR`` the directory it runs in.
 - stdin (``createBaseInput`` and ``firePreToolUseEvent``): ``session_id``,
   ``transcript_path``, ``cwd``, ``hook_event_name`` (``"PreToolUse"``),
   ``timestamp``, ``permission_mode``, ``tool_name``, ``tool_input``,

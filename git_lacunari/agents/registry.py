@@ -65,6 +65,17 @@ INSTALLABLE = (
     "cline",
     "opencode",
 )
+# Harnesses with no hook that can refuse an edit: `hooks install --agent` names
+# them, writes nothing, and says what covers them instead.
+UNGUARDED = {
+    "aider": "Aider",
+    "continue": "Continue",
+    "roo-code": "Roo Code",
+    "roo": "Roo Code",
+    "kiro-ide": "Kiro IDE",
+    "amp": "Amp",
+}
+UNGUARDED_WHY = "it cannot refuse an edit; MCP and the commit, push and server guards cover it"
 SCOPE_NAMES = ("project", "local", "user")
 # A doctor check is "agent NAME"; where one file serves two harnesses, both are named.
 CHECK_NAMES = {"copilot": "copilot (VS Code)"}

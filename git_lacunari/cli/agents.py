@@ -17,15 +17,17 @@ from .options import CONTEXT, common, echo_to
 @click.option(
     "--harness",
     metavar="NAME",
-    help="claude-code, gemini or generic (default: told by the payload itself).",
+    help="claude-code, gemini, codex, qwen, copilot (or vscode), cursor, windsurf, kiro, "
+    "goose, cline, opencode, or generic (default: told by the payload itself).",
 )
 @common
 def guard_edit_cmd(session: Session, as_json: bool, harness: str | None) -> Result:
     """What an agent harness runs before each tool call (the payload on stdin).
 
-    Answers in the harness's own protocol: Claude Code's PreToolUse, Gemini
-    CLI's BeforeTool, or the generic {"paths": [...], "cwd": DIR} (--json:
-    the generic answer whatever the harness). Refuses a path another agent
+    Answers in the harness's own protocol (Claude Code's PreToolUse, Gemini
+    CLI's BeforeTool, Codex's, Copilot's, ...: README, "Agents"), or the
+    generic {"paths": [...], "cwd": DIR} (--json: the generic answer whatever
+    the harness). Refuses a path another agent
     holds, naming holder and task and how to wait; what an undeclared path
     gets is lac.edit.undeclared (allow | lock | deny), what an agent with no
     claim gets lac.edit.unclaimed (allow | deny). Set up with `git lac hooks
@@ -75,7 +77,8 @@ def with_agent_options(command: click.Command, *, removing: bool) -> None:
             ["--agent", "agents"],
             multiple=True,
             metavar="NAME",
-            help="The edit hook in an agent harness's settings: claude-code, gemini.",
+            help="The edit hook in an agent harness's settings: claude-code, gemini, codex, "
+            "qwen, copilot (or vscode), cursor, windsurf, kiro, goose, cline, opencode.",
         ),
         click.Option(
             ["--scope"],

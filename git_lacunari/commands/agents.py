@@ -79,13 +79,25 @@ def agent_hooks(
     mcp` in its MCP file too. Uninstall takes out all of it."""
     from ..agents.mcp_files import FILES
     from ..agents.prime import READ_AGENTS_MD
-    from ..agents.registry import HARNESS_NAMES, INSTALLABLE, SCOPE_NAMES, adapter
+    from ..agents.registry import (
+        HARNESS_NAMES,
+        INSTALLABLE,
+        SCOPE_NAMES,
+        UNGUARDED,
+        UNGUARDED_WHY,
+        adapter,
+    )
 
     scope = scope or "project"
     if scope not in SCOPE_NAMES:
         raise InvalidInput(f"unknown scope {scope!r}; use one of {', '.join(SCOPE_NAMES)}")
     chosen = []
     for name in agents:
+        if name.lower() in UNGUARDED:
+            raise InvalidInput(
+                f"{UNGUARDED[name.lower()]} has no hook git-lacunari can install: {UNGUARDED_WHY} "
+                "(git lac hooks install; git lac mcp); nothing was changed"
+            )
         harness = HARNESS_NAMES.get(name.lower())
         if harness is None or harness.value not in INSTALLABLE:
             raise InvalidInput(f"unknown agent {name!r}; supported: {', '.join(INSTALLABLE)}")

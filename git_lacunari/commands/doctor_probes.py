@@ -64,8 +64,62 @@ def agent_checks(repo: Repo) -> list[Found]:
             if trust is not True:
                 verdict = FAIL if trust is False else WARN
                 says += f"; but {told}"
+        if harness.value == "codex" and any(e.scope == "project" for e in entries):
+            untrusted = codex_untrusted(top)
+            facts["trusted"] = not untrusted
+            if untrusted:
+                verdict = WARN
+                says += f"; but {untrusted}"
         found.append((name, verdict, says, facts))
     return found
+
+
+def codex_untrusted(top: Path) -> str:
+    """What keeps Codex from running our project hook, read as 0.171.0 reads
+    its user config (``$CODEX_HOME/config.toml``, default ``~/.codex``): the
+    project must be trusted (``[projects."TOP"] trust_level = "trusted"``),
+    and each project hook too (``[hooks.state."FILE:pre_tool_use:G:H"]
+    trusted_hash``, the sha256 of the hook's canonical JSON, which changes
+    with its command). "" when both are."""
+    import hashlib
+    import tomllib
+
+    from ..agents.codex import EVENT, SCOPES
+    from ..agents.hook_json import load
+
+    home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    how = "trust it: run `codex` here and accept, then `/hooks` to trust the hook"
+    try:
+        config = tomllib.loads((home / "config.toml").read_text("utf-8"))
+    except FileNotFoundError:
+        config = {}
+    except (OSError, ValueError) as exc:
+        return f"{home / 'config.toml'} cannot be read ({exc}): Codex will not start"
+    projects = config.get("projects") or {}
+    level = (projects.get(str(top)) or projects.get(os.path.realpath(top)) or {}).get("trust_level")
+    if level != "trusted":
+        return f"Codex does not trust {top}, so it reads no .codex/ there: {how}"
+    path = top / SCOPES["project"]
+    data = load(path, {EVENT}) or {}
+    state = (config.get("hooks") or {}).get("state") or {}
+    for g, group in enumerate(((data.get("hooks") or {}).get(EVENT)) or []):
+        hooks = group.get("hooks") if isinstance(group, dict) else None
+        for h, hook in enumerate(hooks if isinstance(hooks, list) else []):
+            if not (isinstance(hook, dict) and "guard edit --harness" in str(hook.get("command"))):
+                continue
+            handler = {k: v for k, v in hook.items() if v is not None}
+            handler.setdefault("timeout", 600)
+            handler.setdefault("async", False)
+            canonical = {"event_name": "pre_tool_use", "matcher": group.get("matcher"),
+                         "hooks": [handler]}  # fmt: skip
+            if group.get("matcher") is None:
+                del canonical["matcher"]
+            text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
+            want = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+            key = f"{path}:pre_tool_use:{g}:{h}"
+            if (state.get(key) or {}).get("trusted_hash") != want:
+                return f"Codex has not trusted the hook in {path} (or it changed since): {how}"
+    return ""
 
 
 def gemini_trust(top: Path) -> tuple[bool | None, str]:

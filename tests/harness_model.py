@@ -19,6 +19,21 @@ It speaks, as the shipped harnesses call them:
   ``POST /v1beta/models/M:generateContent``, ``…:streamGenerateContent``
   (``?alt=sse``: ``data: <GenerateContentResponse>`` events) and
   ``…:countTokens``.
+- OpenAI Responses (Codex CLI 0.171.0, a ``[model_providers.X]`` with
+  ``wire_api = "responses"``): ``POST /v1/responses`` with ``"stream":
+  true``, answered as the events Codex reads: ``response.created``,
+  ``response.output_item.done`` (a ``function_call`` with JSON
+  ``arguments``, or a ``custom_tool_call`` with its freeform ``input`` for a
+  tool the request declares ``"type": "custom"``, such as ``apply_patch``;
+  or the closing ``message``) and ``response.completed`` with its usage. A
+  result comes back as a ``function_call_output`` or
+  ``custom_tool_call_output`` item of the next request's ``input``.
+- OpenAI Chat Completions (Qwen Code 0.24.4, OpenCode 1.18.33, Copilot CLI
+  1.0.102, Cline 3.0.65, each pointed at an OpenAI-compatible base URL):
+  ``POST /v1/chat/completions``; ``"stream": true`` is answered with
+  ``data: <chunk>`` events (one ``delta`` with the ``tool_calls``, one with
+  the ``finish_reason`` and usage) and ``data: [DONE]``. A result comes back
+  as a ``{"role": "tool"}`` message, its content a string or text parts.
 
 The main loop's request is told from a side request by its tool list: only
 the main loop offers the scripted tool.
@@ -47,7 +62,8 @@ class Script:
     requests: list[str] = field(default_factory=list)  # "METHOD path", for a failure message
     # Each main-loop request's body as it came (JSON text): what the model was
     # shown beside the tool results (a hook's added context, say).
-    bodies: list[str] = field(default_factory=list)
+    turns: list[str] = field(default_factory=list)
+    bodies: list[dict[str, Any]] = field(default_factory=list)  # each POST's JSON, in order
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -118,7 +134,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.script.requests.append(f"GET {self.path}")
-        self._json({})
+        if self.path.split("?", 1)[0].endswith("/models"):  # a model list: none to offer
+            self._json({"object": "list", "data": [], "models": []})
+        else:
+            self._json({})
 
     def do_HEAD(self) -> None:
         self.send_response(200)
@@ -128,6 +147,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.script.requests.append(f"POST {self.path}")
         body = self._body()
+        self.script.bodies.append(body)
         path = self.path.split("?", 1)[0]
         if path.endswith("/messages/count_tokens"):
             self._json({"input_tokens": 10})
@@ -137,6 +157,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._json({"totalTokens": 10})
         elif ":generateContent" in path or ":streamGenerateContent" in path:
             self._gemini(body, stream=":streamGenerateContent" in path)
+        elif path.endswith("/responses"):
+            self._responses(body)
+        elif path.endswith("/chat/completions"):
+            self._chat(body)
         else:
             self._json({})
 
@@ -149,7 +173,7 @@ class _Handler(BaseHTTPRequestHandler):
         stop = "end_turn"
         if script.tools <= tools:
             with script.lock:
-                script.bodies.append(json.dumps(body))
+                script.turns.append(json.dumps(body))
             returned = [
                 _anthropic_text(part.get("content", ""))
                 for message in body.get("messages") or []
@@ -280,6 +304,140 @@ class _Handler(BaseHTTPRequestHandler):
             self._sse([(None, response)])
         else:
             self._json(response)
+
+    # --- OpenAI Responses (Codex) -------------------------------------------
+
+    def _responses(self, body: dict[str, Any]) -> None:
+        script = self.script
+        tools = {
+            t.get("name"): t.get("type") for t in body.get("tools") or [] if isinstance(t, dict)
+        }
+        item: dict[str, Any]
+        if script.tools <= set(tools):
+            returned = [
+                str(part.get("output", ""))
+                for part in body.get("input") or []
+                if isinstance(part, dict)
+                and part.get("type") in ("function_call_output", "custom_tool_call_output")
+            ]
+            step = script.next_step(returned)
+        else:
+            step = None
+        call_id = "call_" + uuid.uuid4().hex[:20]
+        if step is None:
+            item = {
+                "type": "message",
+                "id": "msg_" + uuid.uuid4().hex[:20],
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "Done.", "annotations": []}],
+            }
+        elif tools.get(step[0]) == "custom":  # a freeform tool: its input is the text itself
+            item = {
+                "type": "custom_tool_call",
+                "id": "ctc_" + uuid.uuid4().hex[:20],
+                "call_id": call_id,
+                "name": step[0],
+                "input": step[1]["input"],
+                "status": "completed",
+            }
+        else:
+            item = {
+                "type": "function_call",
+                "id": "fc_" + uuid.uuid4().hex[:20],
+                "call_id": call_id,
+                "name": step[0],
+                "arguments": json.dumps(step[1]),
+                "status": "completed",
+            }
+        rid = "resp_" + uuid.uuid4().hex[:20]
+        usage = {
+            "input_tokens": 10,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 5,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 15,
+        }
+        self._sse(
+            [
+                ("response.created", {"type": "response.created", "response": {"id": rid}}),
+                (
+                    "response.output_item.done",
+                    {"type": "response.output_item.done", "output_index": 0, "item": item},
+                ),
+                (
+                    "response.completed",
+                    {"type": "response.completed", "response": {"id": rid, "usage": usage}},
+                ),
+            ]
+        )
+
+    # --- OpenAI Chat Completions ---------------------------------------------
+
+    def _chat(self, body: dict[str, Any]) -> None:
+        script = self.script
+        names = {
+            (t.get("function") or {}).get("name")
+            for t in body.get("tools") or []
+            if isinstance(t, dict)
+        }
+        step = None
+        if script.tools <= names:
+            returned = [
+                _chat_text(message.get("content"))
+                for message in body.get("messages") or []
+                if isinstance(message, dict) and message.get("role") == "tool"
+            ]
+            step = script.next_step(returned)
+        delta: dict[str, Any]
+        if step is None:
+            delta, finish = {"role": "assistant", "content": "Done."}, "stop"
+        else:
+            call = {
+                "id": "call_" + uuid.uuid4().hex[:20],
+                "type": "function",
+                "function": {"name": step[0], "arguments": json.dumps(step[1])},
+            }
+            delta = {"role": "assistant", "content": None, "tool_calls": [{"index": 0, **call}]}
+            finish = "tool_calls"
+        base = {
+            "id": "chatcmpl-" + uuid.uuid4().hex[:20],
+            "created": 1,
+            "model": str(body.get("model") or "stand"),
+        }
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        if not body.get("stream"):
+            message = dict(delta)
+            if "tool_calls" in message:
+                message["tool_calls"] = [
+                    {k: v for k, v in c.items() if k != "index"} for c in message["tool_calls"]
+                ]
+            choice = {"index": 0, "message": message, "finish_reason": finish}
+            self._json({**base, "object": "chat.completion", "choices": [choice], "usage": usage})
+            return
+        chunk = {**base, "object": "chat.completion.chunk"}
+        first = {**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+        last = {
+            **chunk,
+            "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+            "usage": usage,
+        }
+        data = f"data: {json.dumps(first)}\n\ndata: {json.dumps(last)}\n\ndata: [DONE]\n\n"
+        raw = data.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+
+def _chat_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return json.dumps(content)
 
 
 class ModelServer:

@@ -454,8 +454,20 @@ SUCCESS: dict[str, Schema] = {
     "help": success(command=STR, help=STR),
     "hooks uninstall": success(hooks=array(HOOK_CHANGE)),
     # `hooks install|uninstall --agent NAME`: a harness's project settings (issue 23).
-    "hooks install --agent": success(
-        agents=array(obj(harness=STR, path=STR, action=STR, scope=STR))
+    # With --mcp (and uninstall): the MCP files; for a harness that reads
+    # AGENTS.md: its git-lacunari section.
+    "hooks install --agent": with_optional(
+        ("mcp", "agents_md"),
+        ok={"type": "boolean", "const": True},
+        agents=array(obj(harness=STR, path=STR, action=STR, scope=STR)),
+        mcp=array(obj(harness=STR, path=STR, action=STR, scope=STR)),
+        agents_md=obj(harness=STR, path=STR, action=STR, scope=STR),
+    ),
+    "prime": success(
+        version=STR,
+        steps=array(obj(step=STR, command=STR, says=STR)),
+        more=STR,
+        text=STR,
     ),
     "wait": success(paths=array(STR), waited=NUM, locked=array(LOCK), finished=array(INT)),
     "keeper": success(
@@ -764,6 +776,9 @@ def test_every_command_json_matches_its_documented_shape(
     seen(S["hooks uninstall"], 0, "hooks", "uninstall")
     seen(S["hooks install --agent"], 0, "hooks", "install", "--agent", "claude-code")
     seen(S["hooks install --agent"], 0, "hooks", "uninstall", "--agent", "claude-code")
+    seen(S["hooks install --agent"], 0, "hooks", "install", "--agent", "codex", "--mcp")
+    seen(S["hooks install --agent"], 0, "hooks", "uninstall", "--agent", "codex")
+    seen(S["prime"], 0, "prime")
     seen(S["wait"], 0, "wait", "lib/free.py", "--as", "erin")
     seen(S["wait"], 0, "wait", "lib/free.py", "--lock", "--as", "erin")
     seen.refused("path_locked", "wait", "lib/free.py", "--timeout", "0.1", "--as", "dana")

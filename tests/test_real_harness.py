@@ -124,7 +124,7 @@ NOTEBOOK = {
 def harness_bin(package: tuple[str, str, str]) -> Path:
     """The pinned harness's executable, or a loud skip (a failure under LAC_REQUIRE_HARNESS)."""
     name, version, exe = package
-    prefix = HARNESS_DIR / f"{name.rsplit('/', 1)[1]}-{version}"
+    prefix = HARNESS_DIR / f"{name.rsplit('/', 1)[-1]}-{version}"
     binary = prefix / "node_modules" / ".bin" / exe
     manifest = prefix / "node_modules" / name / "package.json"
     installed = None
@@ -484,7 +484,7 @@ def test_claude_code_is_told_a_lost_claim_by_context_then_by_a_refusal(
     told = "your claim of task #2 was released by erin at "
     assert notes.read_text() == "mine\n", f"the new file was not written\n{run}"
     assert told not in run.script.tool_results[0], run  # beside the result, not in it
-    after_write = run.script.bodies[1]
+    after_write = run.script.turns[1]
     assert told in after_write and "agent is stuck" in after_write, run
     assert told in run.result and "nothing was written" in run.result, run
     assert free.read_text() == "free\n", f"free.txt changed\n{run}"

@@ -67,6 +67,7 @@ SHELL_TOOLS: dict[str, tuple[str, tuple[str, ...]]] = {
 MATCHER = "Write|Edit|MultiEdit|NotebookEdit|Bash|PowerShell"
 TIMEOUT = 30  # seconds
 PROBE_TIMEOUT = 60
+PRIME_TIMEOUT = 30  # seconds: prime reads no board, it answers at once
 # Claude Code reads all three, and keeps settings.local.json out of git itself.
 SCOPES = {
     "project": ".claude/settings.json",
@@ -121,7 +122,7 @@ def _spec() -> Any:
 
 
 def _ours(scope: str) -> dict[str, dict[str, Any]]:
-    from .command import hook_command
+    from .command import PRIME_COMMAND, hook_command
     from .session_probe import probe_command
 
     edit: dict[str, Any] = {
@@ -131,8 +132,13 @@ def _ours(scope: str) -> dict[str, dict[str, Any]]:
     }
     probe: dict[str, Any] = {"type": "command", "command": probe_command(HARNESS.value, scope)}
     probe["timeout"] = PROBE_TIMEOUT
+    # How to work here (`git lac prime`): its stdout is put before the agent.
+    prime: dict[str, Any] = {"type": "command", "command": PRIME_COMMAND, "timeout": PRIME_TIMEOUT}
     # SessionStart without a matcher: every start (new, resumed, cleared, compacted).
-    return {EVENT: {"matcher": MATCHER, "hooks": [edit]}, "SessionStart": {"hooks": [probe]}}
+    return {
+        EVENT: {"matcher": MATCHER, "hooks": [edit]},
+        "SessionStart": {"hooks": [probe, prime]},
+    }
 
 
 EVENTS = {EVENT, "SessionStart"}

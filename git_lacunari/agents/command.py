@@ -53,13 +53,20 @@ def hook_command(
     )
 
 
+# What a harness runs when a session starts, to tell the agent how to work
+# here (git_lacunari.agents.prime): git's own spelling, found on PATH.
+PRIME_COMMAND = "git lac prime"
+
+
 def is_ours(command: object) -> bool:
     """A command of ours, in any form we ever wrote (the old one named git-lac
     by an absolute path: ``'/venv/bin/git-lac' guard edit --harness NAME``)."""
-    return (
-        isinstance(command, str)
-        and "git-lac" in command
-        and (" guard edit --harness " in command or " guard probe --harness " in command)
+    if not isinstance(command, str):
+        return False
+    if command.strip() == PRIME_COMMAND:
+        return True
+    return "git-lac" in command and (
+        " guard edit --harness " in command or " guard probe --harness " in command
     )
 
 

@@ -178,7 +178,7 @@ def install(
     for event, item in ours.items():
         items = item if isinstance(item, list) else [item]
         groups = hooks.get(event) or []
-        if ours_count(groups) == len(items) and all(i in groups for i in items):
+        if ours_count(groups) == ours_count(items) and all(i in groups for i in items):
             continue  # already ours, as this version writes it: left where it is
         hooks[event] = [*without_ours(groups), *items]
     base = data if data is not None else dict(spec.defaults)

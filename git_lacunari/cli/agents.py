@@ -60,9 +60,14 @@ def guard_edit_helper_cmd(session: Session, as_json: bool) -> Result:
 
 
 def _agent_hooks(
-    session: Session, as_json: bool, agents: tuple[str, ...], remove: bool, scope: str | None
+    session: Session,
+    as_json: bool,
+    agents: tuple[str, ...],
+    remove: bool,
+    scope: str | None,
+    mcp: bool,
 ) -> Result:
-    return verbs.agent_hooks(session, agents, remove, scope)
+    return verbs.agent_hooks(session, agents, remove, scope, mcp)
 
 
 def with_agent_options(command: click.Command, *, removing: bool) -> None:
@@ -86,17 +91,28 @@ def with_agent_options(command: click.Command, *, removing: bool) -> None:
         command.params.append(
             click.Option(["--uninstall"], is_flag=True, help="With --agent: take it out again.")
         )
+        command.params.append(
+            click.Option(
+                ["--mcp"],
+                is_flag=True,
+                help="With --agent: also register `git lac mcp` in the harness's MCP file.",
+            )
+        )
     plain = command.callback
     assert plain is not None
 
     def callback(
-        *, agents: tuple[str, ...], scope: str | None, uninstall: bool = False, **kwargs: Any
+        *,
+        agents: tuple[str, ...],
+        scope: str | None,
+        uninstall: bool = False,
+        mcp: bool = False,
+        **kwargs: Any,
     ) -> Any:
         if not agents:
-            if uninstall or scope:
-                raise click.UsageError(
-                    f"--{'uninstall' if uninstall else 'scope'} goes with --agent NAME"
-                )
+            if uninstall or scope or mcp:
+                flag = "uninstall" if uninstall else "scope" if scope else "mcp"
+                raise click.UsageError(f"--{flag} goes with --agent NAME")
             return plain(**kwargs)
         if any(kwargs.get(k) for k in ("force", "server", "global_ok")):
             raise click.UsageError("--agent takes no --force, --server or --global-hooks-path")
@@ -107,6 +123,7 @@ def with_agent_options(command: click.Command, *, removing: bool) -> None:
             agents=agents,
             remove=removing or uninstall,
             scope=scope,
+            mcp=mcp and not (removing or uninstall),
         )
 
     command.callback = callback
@@ -122,6 +139,19 @@ def mcp_cmd(session: Session, as_json: bool) -> Result:
     ready, show, wait. Needs the mcp extra: pip install 'git-lacunari[mcp]'.
     """
     return verbs.mcp(session)
+
+
+@click.command("prime", context_settings=CONTEXT)
+@common
+def prime_cmd(session: Session, as_json: bool) -> Result:
+    """How to work here, for an agent starting: claim, what a refusal means,
+    wait, done, land, and the version `git lac --version` prints.
+
+    What Claude Code's SessionStart hook runs (`git lac hooks install --agent
+    claude-code` puts it there): its stdout becomes the agent's context. It
+    ignores stdin and needs no board. --json: one object, the same words.
+    """
+    return verbs.prime(session)
 
 
 @click.command("wait", context_settings=CONTEXT)

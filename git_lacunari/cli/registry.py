@@ -37,6 +37,7 @@ COMMANDS = {
     "locks": "locks:locks",
     "log": "listing:log",
     "mcp": "agents:mcp_cmd",
+    "prime": "agents:prime_cmd",
     "ready": "status:ready",
     "reconcile": "reconcile:reconcile",
     "release": "claims:release",

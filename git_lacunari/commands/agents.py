@@ -67,10 +67,18 @@ def edit_helper(session: Session) -> Result:
 
 
 def agent_hooks(
-    session: Session, agents: tuple[str, ...], remove: bool, scope: str | None = None
+    session: Session,
+    agents: tuple[str, ...],
+    remove: bool,
+    scope: str | None = None,
+    mcp: bool = False,
 ) -> Result:
-    """Install or remove the edit hook (and the SessionStart probe) in each
-    agent harness's settings of one scope (default: the project's)."""
+    """Install or remove the edit hook (and what tells the agent how to work:
+    the SessionStart hooks, the AGENTS.md section) in each agent harness's
+    settings of one scope (default: the project's); with ``mcp``, `git lac
+    mcp` in its MCP file too. Uninstall takes out all of it."""
+    from ..agents.mcp_files import FILES
+    from ..agents.prime import READ_AGENTS_MD
     from ..agents.registry import (
         HARNESS_NAMES,
         INSTALLABLE,
@@ -100,22 +108,75 @@ def agent_hooks(
                 f"{harness.value} has no {scope} scope (it reads {has} settings): "
                 f"use --scope {' or --scope '.join(scopes)}; nothing was changed"
             )
+        if mcp and harness.value not in FILES:
+            raise InvalidInput(
+                f"--mcp: no MCP file is known for {harness.value} (known: {', '.join(FILES)}); "
+                "nothing was changed"
+            )
         chosen.append(harness)
+    if mcp and scope != "project":
+        raise InvalidInput("--mcp registers the server in the project's files: drop --scope")
     top = None if scope == "user" else session.repo.toplevel
     backups = _backups(session, scope)
     unique = list(dict.fromkeys(chosen))
     for harness in unique:  # every file readable before any is written
         adapter(harness).check(scope, top)
-    changes = [
-        adapter(h).uninstall(scope, top, backups)
-        if remove
-        else adapter(h).install(scope, top, backups)
-        for h in unique
-    ]
+        if mcp and top is not None:
+            from ..agents.mcp_files import check
+
+            check(harness.value, top)
+    changes, servers, context = [], [], []
+    for h in unique:
+        if remove:
+            servers += _mcp_out(h.value, top, backups)
+            changes.append(adapter(h).uninstall(scope, top, backups))
+        else:
+            changes.append(adapter(h).install(scope, top, backups))
+            if mcp and top is not None:
+                from ..agents.mcp_files import install as register
+
+                servers.append(register(h.value, top, backups))
+    reads_agents_md = any(h.value in READ_AGENTS_MD for h in unique)
+    if scope == "project" and top is not None and reads_agents_md:
+        context.append(_agents_md(top, backups, remove, unique))
+    body: dict[str, Any] = {"agents": [c._asdict() for c in changes]}
+    if servers or mcp:
+        body["mcp"] = [c._asdict() for c in servers]
+    if context:
+        body["agents_md"] = context[0]._asdict()
     return Result(
-        {"agents": [c._asdict() for c in changes]},
-        "\n".join(f"{c.harness}: {c.action} ({c.path})" for c in changes),
+        body, "\n".join(f"{c.harness}: {c.action} ({c.path})" for c in changes + servers + context)
     )
+
+
+def _mcp_out(agent: str, top: Path | None, backups: Path) -> list[Any]:
+    """Uninstall takes our MCP server out too, if it is there (said only then)."""
+    from ..agents.mcp_files import FILES, uninstall
+
+    if top is None or agent not in FILES:
+        return []
+    change = uninstall(agent, top, backups)
+    return [change] if change.action != "absent" else []
+
+
+def _agents_md(top: Path, backups: Path, remove: bool, touched: list[Any]) -> Any:
+    """The AGENTS.md section: in when one harness that reads it is set up;
+    out when the last of them goes."""
+    from ..agents.prime import READ_AGENTS_MD, install_agents_md, uninstall_agents_md
+    from ..agents.registry import HARNESS_NAMES, INSTALLABLE, adapter
+
+    if not remove:
+        return install_agents_md(top, backups)
+    for name in READ_AGENTS_MD:
+        harness = HARNESS_NAMES.get(name)
+        if harness is None or name not in INSTALLABLE:
+            continue
+        still, _troubles = adapter(harness).entries(top)
+        if any(e.scope == "project" for e in still):
+            from ..agents.protocol import SettingsChange
+
+            return SettingsChange("agents-md", str(top / "AGENTS.md"), "kept", "project")
+    return uninstall_agents_md(top, backups)
 
 
 def _backups(session: Session, scope: str) -> Path:
@@ -125,6 +186,14 @@ def _backups(session: Session, scope: str) -> Path:
         return session.repo.git_dir / "lacunari" / "agent-settings"
     state = os.environ.get("XDG_STATE_HOME") or os.path.join(Path.home(), ".local", "state")
     return Path(state) / "git-lacunari" / "agent-settings"
+
+
+def prime(session: Session) -> Result:
+    """`git lac prime`: the words, as text and as one JSON object."""
+    from ..agents.prime import words
+
+    said = words()
+    return Result(said, said["text"])
 
 
 def mcp(session: Session) -> Result:

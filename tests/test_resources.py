@@ -89,6 +89,14 @@ def _state(lac: Any) -> tuple[Any, int]:
         ["claim", "1", "--resource", "nope"],
         ["claim", "1", "--resource", "port:"],
         ["claim", "--next", "--resource", "port"],  # a task's own needs go with --next
+        ["resource", "add", "port", "08-10"],  # would make 8 9 10, never the 08 written
+        ["resource", "add", "port", "0001-0002"],
+        ["resource", "add", "port", "9" * 19 + "-" + "9" * 19],  # a range, not a string
+        ["resource", "add", "port", "x" * 10_000],
+        ["resource", "add", "port", "-3-5"],  # an option to click: it says to use --
+        ["resource", "remove", "port", "-5"],
+        ["resource", "add", "test_stop_at", "x"],  # LAC_TEST_STOP_AT stops a process
+        ["resource", "add", "test_lander_crash", "before-update-ref"],  # kills a lander
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(lac: Any, args: list[str]) -> None:
@@ -102,6 +110,40 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(lac: Any, args: list[st
     assert "Traceback" not in got.err and "\x1b" not in got.err
     assert _state(lac) == before
     assert lac("show", "1", "--json").json["task"]["state"] == "open"
+
+
+def test_odd_ranges_and_long_values_are_refused_saying_what_to_write(lac: Any) -> None:
+    zeros = lac("resource", "add", "port", "08-10")
+    assert zeros.code == 2 and "write 8-10" in zeros.err, zeros
+    long = lac("resource", "add", "db", "x" * 10_000)
+    assert long.code == 2 and "10,000 characters" in long.err and len(long.err) < 200, long
+    dashed = lac("resource", "add", "port", "-3-5")
+    assert dashed.code == 2 and "after `--`" in dashed.err and "task id" not in dashed.err
+    assert lac("show", "-3").err.startswith("git lac: task id '-3'")  # still a task id there
+    kept = lac("resource", "add", "--json", "port", "--", "-3-5", "0", "08")
+    assert kept.code == 0 and kept.json["added"] == ["-3-5", "0", "08"], kept
+    assert lac("resource", "remove", "port", "--", "-3-5").code == 0
+    values = lac("resource", "list", "port", "--json").json["pools"][0]["values"]
+    assert [v["value"] for v in values] == ["0", "08"]
+
+
+def test_every_lac_variable_the_package_reads_is_reserved_from_pool_names() -> None:
+    """A pool's values are exported as LAC_<NAME> by `. .lac/env`: a pool
+    named like a variable git-lacunari reads would change what it does
+    (LAC_TEST_STOP_AT stops a process) in every command run in that env."""
+    import re as re_
+
+    import git_lacunari
+    from git_lacunari.pools import RESERVED
+
+    root = Path(git_lacunari.__file__).parent
+    read: set[str] = set()
+    for source in root.rglob("*.py"):
+        if source.name == "pools.py":  # its examples are pools' own variables
+            continue
+        read.update(re_.findall(r"[\"']LAC_([A-Z][A-Z0-9_]*)[\"']", source.read_text()))
+    assert read >= {"AGENT", "TEST_STOP_AT", "TEST_LANDER_CRASH"}, read  # the scan finds them
+    assert {n.lower() for n in read} - RESERVED == set()
 
 
 def test_adding_again_is_harmless_and_says_what_was_there(lac: Any) -> None:

@@ -32,7 +32,7 @@ _INDEXED = re.compile(r"_[0-9]+$")
 _RANGE = re.compile(r"([0-9]+)-([0-9]+)")
 _DIGITS_MAX = 18
 VALUE_MAX = 200
-_NEED = re.compile(r"(?P<name>[^:]*)(?::(?P<count>[0-9]{1,6}))?")
+_NEED = re.compile(r"(?P<name>[^:]*)(?::(?P<count>[0-9]+))?")
 # LAC_<NAME> variables git-lacunari reads or sets itself.
 RESERVED = frozenset(
     {
@@ -134,9 +134,12 @@ def parse_need(text: str) -> tuple[str, int]:
     if match is None:
         raise InvalidInput(f"resource {text[:80]!r}: write NAME or NAME:N (e.g. port:2)")
     name = validate_pool_name(match.group("name"))
-    count = int(match.group("count") or 1)
+    digits = (match.group("count") or "1").lstrip("0") or "0"
+    # port:1000000 is a count out of range, not a misspelling; its digits
+    # are counted first (int() of thousands of digits is slow, then refused)
+    count = int(digits) if len(digits) <= 6 else POOL_CAP + 1
     if not 1 <= count <= POOL_CAP:
-        raise InvalidInput(f"resource {text!r}: N is from 1 to {POOL_CAP:,}")
+        raise InvalidInput(f"resource {text[:80]!r}: N is from 1 to {POOL_CAP:,}")
     return name, count
 
 

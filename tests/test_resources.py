@@ -97,6 +97,8 @@ def _state(lac: Any) -> tuple[Any, int]:
         ["resource", "remove", "port", "-5"],
         ["resource", "add", "test_stop_at", "x"],  # LAC_TEST_STOP_AT stops a process
         ["resource", "add", "test_lander_crash", "before-update-ref"],  # kills a lander
+        ["task", "add", "t", "--needs-resource", "port:1000000"],
+        ["task", "add", "t", "--needs-resource", "port:" + "9" * 5000],  # past int()'s digits
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(lac: Any, args: list[str]) -> None:
@@ -125,6 +127,10 @@ def test_odd_ranges_and_long_values_are_refused_saying_what_to_write(lac: Any) -
     assert lac("resource", "remove", "port", "--", "-3-5").code == 0
     values = lac("resource", "list", "port", "--json").json["pools"][0]["values"]
     assert [v["value"] for v in values] == ["0", "08"]
+    for count in ("1000000", "9" * 5000):
+        huge = lac("task", "add", "t", "--needs-resource", f"port:{count}")
+        assert huge.code == 2 and "N is from 1 to 10,000" in huge.err and len(huge.err) < 200
+    assert parse_need("port:0002") == ("port", 2)
 
 
 def test_every_lac_variable_the_package_reads_is_reserved_from_pool_names() -> None:

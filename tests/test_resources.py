@@ -298,6 +298,32 @@ def test_expiry_by_the_keeper_hands_the_value_on_to_claim_resource(
     assert freed["detail"] == {"holder": "ann", "resources": [{"name": "port", "value": "8100"}]}
 
 
+def test_a_claim_asking_for_more_than_is_free_is_told_what_it_holds(lac: Any) -> None:
+    assert lac("resource", "add", "port", "8100-8103").code == 0
+    assert lac("task", "add", "serve", "--needs-resource", "port:3").code == 0
+    assert lac("task", "add", "other", "--needs-resource", "port").code == 0
+    assert lac("claim", "1", "--as", "ann").code == 0
+    assert lac("claim", "2", "--as", "bob").code == 0
+    more = lac("claim", "1", "--resource", "port:4", "--as", "ann", "--json")
+    assert more.code == 1, more
+    assert more.json["refused"] == {
+        "reason": "resource_unavailable",
+        "task": 1,
+        "resource": "port",
+        "wanted": 4,
+        "held": 3,
+        "free": 0,
+        "total": 4,
+    }
+    said = lac("claim", "1", "--resource", "port:4", "--as", "ann")
+    assert "task #1 needs 4 port and holds 3; pool 'port' has 0 free of 4" in said.err, said
+    shown = lac("show", "1", "--json").json  # the claim is as it was: refused whole
+    assert shown["task"]["state"] == "claimed" and shown["resource_needs"] == [
+        {"name": "port", "count": 3}
+    ]
+    assert [v["value"] for v in shown["resources"]] == ["8100", "8101", "8102"]
+
+
 def test_claim_next_passes_over_a_task_whose_pool_is_empty(boards: Boards) -> None:
     ann = boards("ann")
     ann.resource_add("db", ["app_1"])
@@ -377,6 +403,7 @@ def test_twenty_claimers_five_ports_five_win(
             "task": task,
             "resource": "port",
             "wanted": 1,
+            "held": 0,
             "free": 0,
             "total": 5,
         }, facts
@@ -527,6 +554,7 @@ def test_ready_says_what_claim_next_would_pass_over(lac: Any) -> None:
         "task": 2,
         "resource": "db",
         "wanted": 1,
+        "held": 0,
         "free": 0,
         "total": 1,
     }

@@ -70,7 +70,12 @@ def _short(task_id: int, need: Row) -> ResourceUnavailable | None:
     if held + free >= wanted:
         return None
     return ResourceUnavailable(
-        task=task_id, resource=str(need["name"]), wanted=wanted, free=free, total=int(need["total"])
+        task=task_id,
+        resource=str(need["name"]),
+        wanted=wanted,
+        held=held,
+        free=free,
+        total=int(need["total"]),
     )
 
 

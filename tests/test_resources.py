@@ -324,6 +324,34 @@ def test_a_claim_asking_for_more_than_is_free_is_told_what_it_holds(lac: Any) ->
     assert [v["value"] for v in shown["resources"]] == ["8100", "8101", "8102"]
 
 
+def test_a_grant_of_thousands_of_values_is_recorded_in_events_the_board_accepts(
+    lac: Any,
+) -> None:
+    """A pool's values listed whole pass an event's 100,000 bytes (PostgreSQL
+    refused such a claim outright): the list is written as several events of
+    one kind, every value once, on both backends."""
+    assert lac("resource", "add", "port", "100000000-100009999").code == 0
+    assert lac("task", "add", "all", "--needs-resource", "port:10000").code == 0
+    got = lac("claim", "1", "--json")
+    assert got.code == 0, got.err
+    assert len(got.json["resources"]) == 10_000
+    long = [f"v{i:04d}_" + "\u00e9" * 190 for i in range(600)]  # 6 JSON bytes a character
+    assert lac("resource", "add", "db", *long).code == 0, "adding long values"
+    assert lac("resource", "remove", "db").code == 0
+    events = lac("log", "--json", "--limit", "0").json["events"]
+    assert all(len(json.dumps(e["detail"])) < 100_000 for e in events)
+    granted = [
+        v["value"] for e in events if e["kind"] == "granted" for v in e["detail"]["resources"]
+    ]
+    assert granted == [str(100_000_000 + i) for i in range(10_000)]
+    added = [v for e in events if e["kind"] == "resource_added" for v in e["detail"]["added"]]
+    assert added[-600:] == long
+    removed = [v for e in events if e["kind"] == "resource_removed" for v in e["detail"]["removed"]]
+    assert removed == long
+    assert lac("done", "1").code == 0
+    assert lac("resource", "list", "port", "--json").json["pools"][0]["free"] == 10_000
+
+
 def test_claim_next_passes_over_a_task_whose_pool_is_empty(boards: Boards) -> None:
     ann = boards("ann")
     ann.resource_add("db", ["app_1"])

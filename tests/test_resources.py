@@ -348,6 +348,9 @@ def test_a_grant_of_thousands_of_values_is_recorded_in_events_the_board_accepts(
     assert added[-600:] == long
     removed = [v for e in events if e["kind"] == "resource_removed" for v in e["detail"]["removed"]]
     assert removed == long
+    (line,) = [x for x in lac("status").out.splitlines() if x.startswith("#1 ")]
+    assert "[port 100000000, port 100000001, port 100000002, port 100000003, … 9,996 more]" in line
+    assert len(line) < 200, line  # one line's worth: show and --json list them all
     assert lac("done", "1").code == 0
     assert lac("resource", "list", "port", "--json").json["pools"][0]["free"] == 10_000
 

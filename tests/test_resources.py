@@ -355,6 +355,23 @@ def test_a_grant_of_thousands_of_values_is_recorded_in_events_the_board_accepts(
     assert lac("resource", "list", "port", "--json").json["pools"][0]["free"] == 10_000
 
 
+def test_an_edit_prints_what_the_task_needs_and_holds_as_show_does(lac: Any) -> None:
+    assert lac("resource", "add", "port", "8100-8101").code == 0
+    assert lac("task", "add", "serve", "--needs-resource", "port:2").code == 0
+    open_edit = lac("task", "edit", "1", "--title", "serve it")
+    assert open_edit.code == 0 and "  resource  needs port:2" in open_edit.out.splitlines()
+    assert lac("claim", "1").code == 0
+    edited = lac("task", "edit", "1", "--priority", "3")
+    assert edited.code == 0, edited
+    lines = edited.out.splitlines()
+    assert [x for x in lines if x.startswith("  resource  port")] == [
+        "  resource  port 8100",
+        "  resource  port 8101",
+    ]
+    shown = lac("show", "1").out.splitlines()
+    assert [x for x in lines if "resource" in x] == [x for x in shown if "resource" in x]
+
+
 def test_claim_next_passes_over_a_task_whose_pool_is_empty(boards: Boards) -> None:
     ann = boards("ann")
     ann.resource_add("db", ["app_1"])

@@ -314,22 +314,29 @@ class ResourceUnavailable(Refused):
     """task #{task} needs {wanted} {resource}; pool {resource!r} has {free} free of {total}
 
     Facts: ``task``, ``resource`` (the first pool, by name, with too few free
-    values), ``wanted`` (how many of its values the task needs), ``free``
-    (free now), ``total`` (the pool's size). The claim is refused whole:
-    nothing is granted, nothing claimed.
+    values), ``wanted`` (how many of its values the task needs), ``held``
+    (how many of them its claim holds already: a claim asking for more),
+    ``free`` (free now), ``total`` (the pool's size). The claim is refused
+    whole: nothing is granted, nothing claimed.
     """
 
     reason = "resource_unavailable"
 
-    def __init__(self, *, task: int, resource: str, wanted: int, free: int, total: int) -> None:
+    def __init__(
+        self, *, task: int, resource: str, wanted: int, free: int, total: int, held: int = 0
+    ) -> None:
         facts: dict[str, Any] = {
             "task": task,
             "resource": resource,
             "wanted": wanted,
+            "held": held,
             "free": free,
             "total": total,
         }
-        super().__init__(self.reason, self._says(**facts), **facts)
+        said = self._says(**facts)
+        if held:  # "needs 4 port" alone reads as if the 3 it holds were not counted
+            said = said.replace(f" {resource};", f" {resource} and holds {held};", 1)
+        super().__init__(self.reason, said, **facts)
 
 
 class ResourceHeld(Refused):

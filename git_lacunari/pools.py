@@ -25,10 +25,14 @@ POOL_CAP = 10_000
 NAME_MAX = 63
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,62}")
 _INDEXED = re.compile(r"_[0-9]+$")
-# ``A-B``: an integer range (ASCII digits, at most 18 of them: it fits both
-# backends' integers, and a range that long is refused by the cap anyway).
-_RANGE = re.compile(r"([0-9]{1,18})-([0-9]{1,18})")
-_NEED = re.compile(r"(?P<name>[^:]*)(?::(?P<count>[0-9]{1,6}))?")
+# ``A-B``: an integer range. Any run of ASCII digits is read as one, so that
+# a range too long for the cap is refused as a range rather than kept as a
+# single string value; only up to 18 digits are turned into integers (both
+# backends' integers hold them, and a longer range passes the cap anyway).
+_RANGE = re.compile(r"([0-9]+)-([0-9]+)")
+_DIGITS_MAX = 18
+VALUE_MAX = 200
+_NEED = re.compile(r"(?P<name>[^:]*)(?::(?P<count>[0-9]+))?")
 # LAC_<NAME> variables git-lacunari reads or sets itself.
 RESERVED = frozenset(
     {
@@ -39,6 +43,10 @@ RESERVED = frozenset(
         "guard",
         "instance",
         "land_commit",
+        # the test seams land_queue.py and reconcile/worktree.py read: a pool
+        # of these names would kill or stop a lander run in a claim's env
+        "test_lander_crash",
+        "test_stop_at",
         "lane",
         "listen_url",
         "pooler",
@@ -75,7 +83,8 @@ def validate_pool_name(name: str) -> str:
 
 def parse_values(given: Sequence[str]) -> list[str]:
     """The values ``resource add`` and ``resource remove`` are given, each
-    ``A-B`` an integer range (A <= B, in numeric order), else a string (a
+    ``A-B`` an integer range (A <= B, in numeric order, no leading zero:
+    ``08-10`` is refused, as it would not make ``08``), else a string (a
     name's rules: 1-200 characters, no whitespace or control character);
     duplicates dropped, the first kept. More than :data:`POOL_CAP` values
     are refused before any is made."""
@@ -85,9 +94,26 @@ def parse_values(given: Sequence[str]) -> list[str]:
     for item in given:
         span = _RANGE.fullmatch(item)
         if span is None:
+            if len(item) > VALUE_MAX:  # the message shows the start, not 10,000 characters
+                raise InvalidInput(
+                    f"resource value {item[:40]!r}... is {len(item):,} characters; "
+                    f"at most {VALUE_MAX}"
+                )
             found[validate_name(item, "resource value")] = None
         else:
-            low, high = int(span.group(1)), int(span.group(2))
+            ends = span.group(1), span.group(2)
+            if any(len(end) > _DIGITS_MAX for end in ends):
+                raise InvalidInput(
+                    f"range {item[:80]!r} is too long: a pool holds at most {POOL_CAP:,} values"
+                )
+            if any(len(end) > 1 and end.startswith("0") for end in ends):
+                # 08-10 would make 8 9 10, never the 08 a lone value keeps:
+                # say which is meant rather than guess
+                raise InvalidInput(
+                    f"range {item!r} has a leading zero: write "
+                    f"{int(ends[0])}-{int(ends[1])}, or list the values as they are"
+                )
+            low, high = int(ends[0]), int(ends[1])
             if low > high:
                 raise InvalidInput(f"range {item!r} runs backwards: write {high}-{low}")
             size = high - low + 1
@@ -108,9 +134,12 @@ def parse_need(text: str) -> tuple[str, int]:
     if match is None:
         raise InvalidInput(f"resource {text[:80]!r}: write NAME or NAME:N (e.g. port:2)")
     name = validate_pool_name(match.group("name"))
-    count = int(match.group("count") or 1)
+    digits = (match.group("count") or "1").lstrip("0") or "0"
+    # port:1000000 is a count out of range, not a misspelling; its digits
+    # are counted first (int() of thousands of digits is slow, then refused)
+    count = int(digits) if len(digits) <= 6 else POOL_CAP + 1
     if not 1 <= count <= POOL_CAP:
-        raise InvalidInput(f"resource {text!r}: N is from 1 to {POOL_CAP:,}")
+        raise InvalidInput(f"resource {text[:80]!r}: N is from 1 to {POOL_CAP:,}")
     return name, count
 
 

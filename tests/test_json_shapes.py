@@ -254,7 +254,7 @@ REFUSALS: dict[str, Schema] = {
         blocked_by_resources=array(INT),
     ),
     "resource_unavailable": reason(
-        "resource_unavailable", task=INT, resource=STR, wanted=INT, free=INT, total=INT
+        "resource_unavailable", task=INT, resource=STR, wanted=INT, held=INT, free=INT, total=INT
     ),
     "resource_held": reason(
         "resource_held", resource=STR, value=STR, task=INT, holder=nullable(STR)

@@ -89,6 +89,16 @@ def _state(lac: Any) -> tuple[Any, int]:
         ["claim", "1", "--resource", "nope"],
         ["claim", "1", "--resource", "port:"],
         ["claim", "--next", "--resource", "port"],  # a task's own needs go with --next
+        ["resource", "add", "port", "08-10"],  # would make 8 9 10, never the 08 written
+        ["resource", "add", "port", "0001-0002"],
+        ["resource", "add", "port", "9" * 19 + "-" + "9" * 19],  # a range, not a string
+        ["resource", "add", "port", "x" * 10_000],
+        ["resource", "add", "port", "-3-5"],  # an option to click: it says to use --
+        ["resource", "remove", "port", "-5"],
+        ["resource", "add", "test_stop_at", "x"],  # LAC_TEST_STOP_AT stops a process
+        ["resource", "add", "test_lander_crash", "before-update-ref"],  # kills a lander
+        ["task", "add", "t", "--needs-resource", "port:1000000"],
+        ["task", "add", "t", "--needs-resource", "port:" + "9" * 5000],  # past int()'s digits
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(lac: Any, args: list[str]) -> None:
@@ -102,6 +112,44 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(lac: Any, args: list[st
     assert "Traceback" not in got.err and "\x1b" not in got.err
     assert _state(lac) == before
     assert lac("show", "1", "--json").json["task"]["state"] == "open"
+
+
+def test_odd_ranges_and_long_values_are_refused_saying_what_to_write(lac: Any) -> None:
+    zeros = lac("resource", "add", "port", "08-10")
+    assert zeros.code == 2 and "write 8-10" in zeros.err, zeros
+    long = lac("resource", "add", "db", "x" * 10_000)
+    assert long.code == 2 and "10,000 characters" in long.err and len(long.err) < 200, long
+    dashed = lac("resource", "add", "port", "-3-5")
+    assert dashed.code == 2 and "after `--`" in dashed.err and "task id" not in dashed.err
+    assert lac("show", "-3").err.startswith("git lac: task id '-3'")  # still a task id there
+    kept = lac("resource", "add", "--json", "port", "--", "-3-5", "0", "08")
+    assert kept.code == 0 and kept.json["added"] == ["-3-5", "0", "08"], kept
+    assert lac("resource", "remove", "port", "--", "-3-5").code == 0
+    values = lac("resource", "list", "port", "--json").json["pools"][0]["values"]
+    assert [v["value"] for v in values] == ["0", "08"]
+    for count in ("1000000", "9" * 5000):
+        huge = lac("task", "add", "t", "--needs-resource", f"port:{count}")
+        assert huge.code == 2 and "N is from 1 to 10,000" in huge.err and len(huge.err) < 200
+    assert parse_need("port:0002") == ("port", 2)
+
+
+def test_every_lac_variable_the_package_reads_is_reserved_from_pool_names() -> None:
+    """A pool's values are exported as LAC_<NAME> by `. .lac/env`: a pool
+    named like a variable git-lacunari reads would change what it does
+    (LAC_TEST_STOP_AT stops a process) in every command run in that env."""
+    import re as re_
+
+    import git_lacunari
+    from git_lacunari.pools import RESERVED
+
+    root = Path(git_lacunari.__file__).parent
+    read: set[str] = set()
+    for source in root.rglob("*.py"):
+        if source.name == "pools.py":  # its examples are pools' own variables
+            continue
+        read.update(re_.findall(r"[\"']LAC_([A-Z][A-Z0-9_]*)[\"']", source.read_text()))
+    assert read >= {"AGENT", "TEST_STOP_AT", "TEST_LANDER_CRASH"}, read  # the scan finds them
+    assert {n.lower() for n in read} - RESERVED == set()
 
 
 def test_adding_again_is_harmless_and_says_what_was_there(lac: Any) -> None:
@@ -250,6 +298,80 @@ def test_expiry_by_the_keeper_hands_the_value_on_to_claim_resource(
     assert freed["detail"] == {"holder": "ann", "resources": [{"name": "port", "value": "8100"}]}
 
 
+def test_a_claim_asking_for_more_than_is_free_is_told_what_it_holds(lac: Any) -> None:
+    assert lac("resource", "add", "port", "8100-8103").code == 0
+    assert lac("task", "add", "serve", "--needs-resource", "port:3").code == 0
+    assert lac("task", "add", "other", "--needs-resource", "port").code == 0
+    assert lac("claim", "1", "--as", "ann").code == 0
+    assert lac("claim", "2", "--as", "bob").code == 0
+    more = lac("claim", "1", "--resource", "port:4", "--as", "ann", "--json")
+    assert more.code == 1, more
+    assert more.json["refused"] == {
+        "reason": "resource_unavailable",
+        "task": 1,
+        "resource": "port",
+        "wanted": 4,
+        "held": 3,
+        "free": 0,
+        "total": 4,
+    }
+    said = lac("claim", "1", "--resource", "port:4", "--as", "ann")
+    assert "task #1 needs 4 port and holds 3; pool 'port' has 0 free of 4" in said.err, said
+    shown = lac("show", "1", "--json").json  # the claim is as it was: refused whole
+    assert shown["task"]["state"] == "claimed" and shown["resource_needs"] == [
+        {"name": "port", "count": 3}
+    ]
+    assert [v["value"] for v in shown["resources"]] == ["8100", "8101", "8102"]
+
+
+def test_a_grant_of_thousands_of_values_is_recorded_in_events_the_board_accepts(
+    lac: Any,
+) -> None:
+    """A pool's values listed whole pass an event's 100,000 bytes (PostgreSQL
+    refused such a claim outright): the list is written as several events of
+    one kind, every value once, on both backends."""
+    assert lac("resource", "add", "port", "100000000-100009999").code == 0
+    assert lac("task", "add", "all", "--needs-resource", "port:10000").code == 0
+    got = lac("claim", "1", "--json")
+    assert got.code == 0, got.err
+    assert len(got.json["resources"]) == 10_000
+    long = [f"v{i:04d}_" + "\u00e9" * 190 for i in range(600)]  # 6 JSON bytes a character
+    assert lac("resource", "add", "db", *long).code == 0, "adding long values"
+    assert lac("resource", "remove", "db").code == 0
+    events = lac("log", "--json", "--limit", "0").json["events"]
+    assert all(len(json.dumps(e["detail"])) < 100_000 for e in events)
+    granted = [
+        v["value"] for e in events if e["kind"] == "granted" for v in e["detail"]["resources"]
+    ]
+    assert granted == [str(100_000_000 + i) for i in range(10_000)]
+    added = [v for e in events if e["kind"] == "resource_added" for v in e["detail"]["added"]]
+    assert added[-600:] == long
+    removed = [v for e in events if e["kind"] == "resource_removed" for v in e["detail"]["removed"]]
+    assert removed == long
+    (line,) = [x for x in lac("status").out.splitlines() if x.startswith("#1 ")]
+    assert "[port 100000000, port 100000001, port 100000002, port 100000003, … 9,996 more]" in line
+    assert len(line) < 200, line  # one line's worth: show and --json list them all
+    assert lac("done", "1").code == 0
+    assert lac("resource", "list", "port", "--json").json["pools"][0]["free"] == 10_000
+
+
+def test_an_edit_prints_what_the_task_needs_and_holds_as_show_does(lac: Any) -> None:
+    assert lac("resource", "add", "port", "8100-8101").code == 0
+    assert lac("task", "add", "serve", "--needs-resource", "port:2").code == 0
+    open_edit = lac("task", "edit", "1", "--title", "serve it")
+    assert open_edit.code == 0 and "  resource  needs port:2" in open_edit.out.splitlines()
+    assert lac("claim", "1").code == 0
+    edited = lac("task", "edit", "1", "--priority", "3")
+    assert edited.code == 0, edited
+    lines = edited.out.splitlines()
+    assert [x for x in lines if x.startswith("  resource  port")] == [
+        "  resource  port 8100",
+        "  resource  port 8101",
+    ]
+    shown = lac("show", "1").out.splitlines()
+    assert [x for x in lines if "resource" in x] == [x for x in shown if "resource" in x]
+
+
 def test_claim_next_passes_over_a_task_whose_pool_is_empty(boards: Boards) -> None:
     ann = boards("ann")
     ann.resource_add("db", ["app_1"])
@@ -329,6 +451,7 @@ def test_twenty_claimers_five_ports_five_win(
             "task": task,
             "resource": "port",
             "wanted": 1,
+            "held": 0,
             "free": 0,
             "total": 5,
         }, facts
@@ -479,6 +602,7 @@ def test_ready_says_what_claim_next_would_pass_over(lac: Any) -> None:
         "task": 2,
         "resource": "db",
         "wanted": 1,
+        "held": 0,
         "free": 0,
         "total": 1,
     }

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import InvalidInput, ResourceHeld, ResourceUnavailable
 from ..model import EventKind, ResourceValue
@@ -63,6 +64,28 @@ class PoolChange:
     unchanged: list[str]  # added: already in the pool
 
 
+# An event's detail is at most 100,000 bytes (PostgreSQL's lac_api_insert_event
+# refuses more), and a pool's values listed whole can pass that (10,000 of
+# them, up to 200 characters each). Such a list is written as several events
+# of the same kind, each naming at most this many bytes of it.
+EVENT_LIST_BYTES = 60_000
+
+
+def _parts(items: Sequence[Any]) -> list[list[Any]]:
+    """``items`` cut, in order, into lists of at most :data:`EVENT_LIST_BYTES`
+    of JSON each (never an empty one: an empty list is no part)."""
+    parts: list[list[Any]] = []
+    size = 0
+    for item in items:
+        cost = len(json.dumps(item)) + 2
+        if not parts or size + cost > EVENT_LIST_BYTES:
+            parts.append([])
+            size = 0
+        parts[-1].append(item)
+        size += cost
+    return parts
+
+
 def _short(task_id: int, need: Row) -> ResourceUnavailable | None:
     """One need (``resource_needs``' row): refused, when its pool has too few
     free values for what the claim still lacks."""
@@ -70,7 +93,12 @@ def _short(task_id: int, need: Row) -> ResourceUnavailable | None:
     if held + free >= wanted:
         return None
     return ResourceUnavailable(
-        task=task_id, resource=str(need["name"]), wanted=wanted, free=free, total=int(need["total"])
+        task=task_id,
+        resource=str(need["name"]),
+        wanted=wanted,
+        held=held,
+        free=free,
+        total=int(need["total"]),
     )
 
 
@@ -98,7 +126,8 @@ class Resources(Grants):
                 added = {str(r["value"]) for r in rows if r["added"]}
             made = [v for v in wanted if v in added]
             if made:
-                self._event(EventKind.RESOURCE_ADDED, None, name=name, added=made)
+                for part in _parts(made):
+                    self._event(EventKind.RESOURCE_ADDED, None, name=name, added=part)
         return PoolChange(name, made, [v for v in wanted if v not in added])
 
     def resource_remove(self, name: str, values: Sequence[str] = ()) -> PoolChange:
@@ -129,7 +158,8 @@ class Resources(Grants):
             gone = {str(r["value"]) for r in rows}
             removed = [v for v in (wanted or list(have)) if v in gone]
             if removed:
-                self._event(EventKind.RESOURCE_REMOVED, None, name=name, removed=removed)
+                for part in _parts(removed):
+                    self._event(EventKind.RESOURCE_REMOVED, None, name=name, removed=part)
         return PoolChange(name, removed, [])
 
     def resource_pools(self, name: str | None = None) -> list[Pool]:
@@ -258,9 +288,6 @@ class Resources(Grants):
         held = self._held(task_id)
         if granted:
             new = {(str(r["name"]), str(r["value"])) for r in granted}
-            self._event(
-                EventKind.GRANTED,
-                task_id,
-                resources=[v.to_json() for v in held if (v.name, v.value) in new],
-            )
+            for part in _parts([v.to_json() for v in held if (v.name, v.value) in new]):
+                self._event(EventKind.GRANTED, task_id, resources=part)
         return held

@@ -73,9 +73,16 @@ def _wants_json(argv: Sequence[str]) -> bool:
 
 def _usage(exc: click.ClickException) -> BadUsage:
     message = exc.format_message()
-    if isinstance(exc, click.exceptions.NoSuchOption) and NEGATIVE_NUMBER.match(exc.option_name):
-        message = f"task id {exc.option_name!r} is not a positive whole number"
     ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.exceptions.NoSuchOption) and exc.option_name[1:2].isdigit():
+        if ctx is not None and ctx.command_path.split()[-2:-1] == ["resource"]:
+            # a value such as -5 or -3-5 is a resource value, never a task id
+            message = (
+                f"no such option {exc.option_name!r}: a value that starts with '-' "
+                "goes after `--` (git lac resource add NAME -- -5)"
+            )
+        elif NEGATIVE_NUMBER.match(exc.option_name):
+            message = f"task id {exc.option_name!r} is not a positive whole number"
     hint = f"Try '{ctx.command_path} -h' for help." if ctx is not None else None
     return BadUsage(message, hint=hint)
 

@@ -8,11 +8,16 @@ checked), so that what a bad call is told first has not changed.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..edge import Result
+from ..model import Task, TaskState
 from ..session import Session
 from ..views import shown
 from ..views.tasks import show_text
+
+if TYPE_CHECKING:
+    from ..board import Board
 
 Body = Callable[[], str | None]
 
@@ -50,10 +55,17 @@ def add(
     return Result({"id": new.id, "task": new.to_json()}, str(new.id))
 
 
+def _shown(board: Board, task: Task) -> str:
+    """The task as ``show`` prints it, with the resource values it needs and
+    holds (an edit that printed none read as if they were gone)."""
+    held = board.claim_resources(task.id) if task.state == TaskState.CLAIMED else []
+    return show_text(task, board.now(), needs=board.resource_needs(task.id), resources=held)
+
+
 def after(session: Session, task: str, deps: tuple[str, ...]) -> Result:
     board = session.board()
     updated = board.add_dependencies(task_id(task), [task_id(d) for d in deps])
-    return Result({"task": updated.to_json()}, show_text(updated, board.now()))
+    return Result({"task": updated.to_json()}, _shown(board, updated))
 
 
 def edit(
@@ -88,7 +100,7 @@ def edit(
         drop_after=[task_id(d) for d in drop_after],
         reason=reason,
     )
-    return Result({"task": edited.to_json()}, show_text(edited, board.now()))
+    return Result({"task": edited.to_json()}, _shown(board, edited))
 
 
 def cancel(session: Session, task: str, reason: str | None) -> Result:

@@ -41,9 +41,17 @@ def lock_line(lock: Lock, now: float) -> str:
     return f"{lock.mode:<5}  {pattern:<30} {agent:<16} {lock.where}  since {since}"
 
 
+# A claim may hold thousands of values; a line of ``status`` names this many
+# and counts the rest (``show`` and ``--json`` list them all).
+RESOURCES_IN_A_LINE = 4
+
+
 def resources_said(values: Sequence[ResourceValue]) -> str:
-    """A claim's values, as one line's worth: ``port 8101, db app_1``."""
-    return ", ".join(f"{shown(v.name)} {shown(v.value)}" for v in values)
+    """A claim's values, as one line's worth: ``port 8101, db app_1``
+    (past :data:`RESOURCES_IN_A_LINE`, ``… 9,996 more``)."""
+    said = ", ".join(f"{shown(v.name)} {shown(v.value)}" for v in values[:RESOURCES_IN_A_LINE])
+    rest = len(values) - RESOURCES_IN_A_LINE
+    return f"{said}, … {rest:,} more" if rest > 0 else said
 
 
 def show_text(

@@ -861,14 +861,24 @@ def test_doctor_probes_cline_as_it_runs_the_file(lac: Lac, repo: Path) -> None:
 # --- OpenCode: the plugin, under Bun, called as OpenCode's loader calls it -------------
 
 
+BUN_VERSION = "1.4.5"  # .ci/run installs it beside the harnesses
+
+
 def bun() -> str:
+    """Bun, pinned, as .ci/run installs it (or LAC_TEST_BUN, or one on PATH);
+    missing, a loud skip, a failure under LAC_REQUIRE_HARNESS=1."""
     import shutil
 
-    for found in (os.environ.get("LAC_TEST_BUN"), shutil.which("bun"),
-                  "/tmp/bun/node_modules/.bin/bun"):  # fmt: skip
+    from .test_real_harness import HARNESS_DIR, REQUIRE
+
+    pinned = HARNESS_DIR / f"bun-{BUN_VERSION}" / "node_modules" / ".bin" / "bun"
+    for found in (os.environ.get("LAC_TEST_BUN"), str(pinned), shutil.which("bun")):
         if found and os.access(found, os.X_OK):
             return found
-    pytest.skip("no bun: npm install --prefix /tmp/bun bun, or LAC_TEST_BUN=PATH")
+    reason = f"no bun: npm install --prefix {pinned.parents[2]} bun@{BUN_VERSION}, or LAC_TEST_BUN"
+    if REQUIRE:
+        pytest.fail(reason + " (LAC_REQUIRE_HARNESS=1 forbids skipping)")
+    pytest.skip(reason)
 
 
 # As opencode 1.18.33's loader: import each plugin module, call every exported

@@ -1,4 +1,4 @@
--- 0007 (issue 21): the database enforces what the CLI promises, for every
+-- 0007: the database enforces what the CLI promises, for every
 -- caller and every isolation level. The schema: the rules as CHECK
 -- constraints, the columns and the table by which the database writes the
 -- history itself, the trigger that settles it. The bodies of the functions

@@ -1,4 +1,4 @@
--- 0008: the live page's change feed without NOTIFY (issue 24). A notifying
+-- 0008: the live page's change feed without NOTIFY. A notifying
 -- commit takes one lock for the whole cluster and holds it through its WAL
 -- flush (PostgreSQL serialises every NOTIFY-ing commit so that notices keep
 -- commit order): with 0006's triggers every claim held it, so claims could

@@ -1,4 +1,4 @@
--- 0010: the board's case rule (issue 22). Clones with different
+-- 0010: the board's case rule. Clones with different
 -- core.ignorecase share a board, so the board says whether README and readme
 -- are one path: `git lac init` records lac_settings 'case' (fold or exact).
 -- lac_require_free (functions/team.sql) compares patterns by it, through

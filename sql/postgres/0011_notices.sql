@@ -1,4 +1,4 @@
--- 0011 (issue 22): take-over notices, and `task after` on another's claim.
+-- 0011: take-over notices, and `task after` on another's claim.
 -- A holder's heartbeat, status and done look for the force actions
 -- (release --force, unlock --force) that took a claim or a lock of theirs
 -- (queries/lists.sql force_events_about); this index holds only those

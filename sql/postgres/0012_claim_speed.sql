@@ -1,4 +1,4 @@
--- 0012 (issue 24): nothing but function bodies, re-applied from functions/
+-- 0012: nothing but function bodies, re-applied from functions/
 -- on every board that reaches this version (sql/README.md):
 -- * lac_valid_name, lac_valid_names and lac_valid_pattern (functions/integrity.sql)
 --   are PL/pgSQL instead of SQL. Their rules are unchanged; the CHECK

@@ -1,4 +1,4 @@
--- 0013 (issue 24, "globs that scale"): locks indexed by their literal head.
+-- 0013 ("globs that scale"): locks indexed by their literal head.
 -- lac_head(pattern) (functions/overlap.sql, paths.head) is the casefolded
 -- text before a pattern's first wildcard; two patterns overlap only when one
 -- head starts the other, so a grant compares a pattern only with the locks

@@ -1,4 +1,4 @@
--- 0014 (issue 24, "claims near the ceiling"): a claim, a heartbeat, a
+-- 0014 ("claims near the ceiling"): a claim, a heartbeat, a
 -- release and a landing each rewrite a task's row, and PostgreSQL checks
 -- every CHECK constraint of a row on every UPDATE, whichever columns
 -- changed: the rules on the title, body, lane, needs and creator (regular

@@ -1,4 +1,4 @@
--- 0003 (issue 12, lists that scale): `git lac tasks` and `git lac log` page.
+-- 0003 (lists that scale): `git lac tasks` and `git lac log` page.
 -- The default listing is of live tasks (neither done nor cancelled) in id
 -- order: a partial index holds only those, so a board of 100,000 finished
 -- tasks lists its few live ones without reading the rest. `--state S` walks

@@ -1,3 +1,3 @@
--- 0007 (issue 21): the database enforces what the CLI promises. PostgreSQL
+-- 0007: the database enforces what the CLI promises. PostgreSQL
 -- only: an embedded board has one writer at a time (BEGIN IMMEDIATE, which
 -- no isolation setting changes) and no roles; tests/test_integrity.py shows it.

@@ -1,4 +1,4 @@
--- 0009 (issue 25): locks that last until the work lands. A claim records
+-- 0009: locks that last until the work lands. A claim records
 -- the branch it works on and that branch's tip (set by `claim`, moved by
 -- `heartbeat` and the post-commit and pre-push hooks); `done` on a claim
 -- whose tip is not yet in the destination (lac.target) keeps the claim and

@@ -1,4 +1,4 @@
--- 0013 (issue 24, "globs that scale"): nothing on SQLite. PostgreSQL indexes
+-- 0013 ("globs that scale"): nothing on SQLite. PostgreSQL indexes
 -- locks by their literal head for team mode's check (lac_locks_head); an
 -- embedded board's grants are judged in Python (paths.PrefixIndex), over the
 -- candidates its key index finds. The version stays the same on both.

@@ -1,4 +1,4 @@
--- 0014 (issue 24, "claims near the ceiling"): nothing on SQLite. PostgreSQL
+-- 0014 ("claims near the ceiling"): nothing on SQLite. PostgreSQL
 -- moves the rules on a task's title, body, lane, needs and creator from
 -- CHECK constraints, checked on every UPDATE of the row, to a trigger that
 -- fires only when those columns are written. An embedded board's rows are

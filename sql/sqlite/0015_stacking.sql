@@ -1,4 +1,4 @@
--- 0015 (issue 25, stacking): nothing on SQLite. PostgreSQL's team-mode
+-- 0015 (stacking): nothing on SQLite. PostgreSQL's team-mode
 -- check (lac_require_free_all) learns that a landing claim's lock does not
 -- refuse a claim built on its tip, as Grants._conflicts already says for
 -- both. The version stays the same on both.

@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .hook_json import HookFile
 from .protocol import (
     Answer,
     EditRequest,
@@ -144,10 +145,8 @@ def _ours(scope: str) -> dict[str, dict[str, Any]]:
 EVENTS = {EVENT, "SessionStart"}
 
 
-def check(scope: str, top: Path | None) -> None:
-    from .hook_json import load, path_of
-
-    load(path_of(_spec(), scope, top), EVENTS)
+_file = HookFile(_spec, EVENTS)
+check = _file.check
 
 
 def install(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
@@ -156,10 +155,7 @@ def install(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
     return merge(_spec(), scope, top, backup_dir, _ours(scope))
 
 
-def uninstall(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
-    from .hook_json import uninstall as remove
-
-    return remove(_spec(), scope, top, backup_dir, EVENTS)
+uninstall = _file.uninstall
 
 
 def entries(top: Path | None) -> tuple[list[Installed], list[str]]:

@@ -47,6 +47,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .hook_json import HookFile
 from .protocol import (
     Answer,
     EditRequest,
@@ -170,10 +171,8 @@ def _spec() -> Any:
     return Spec(HARNESS, SCOPES, EVENT, 1.0, "timeoutSec", {"version": 1})
 
 
-def check(scope: str, top: Path | None) -> None:
-    from .hook_json import load, path_of
-
-    load(path_of(_spec(), scope, top), EVENTS)
+_file = HookFile(_spec, EVENTS)
+check = _file.check
 
 
 def fallback() -> str:
@@ -192,10 +191,7 @@ def install(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
     return merge(_spec(), scope, top, backup_dir, {EVENT: entry})
 
 
-def uninstall(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
-    from .hook_json import uninstall as remove
-
-    return remove(_spec(), scope, top, backup_dir, EVENTS)
+uninstall = _file.uninstall
 
 
 def entries(top: Path | None) -> tuple[list[Installed], list[str]]:

@@ -23,11 +23,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .hook_json import HookFile
 from .protocol import (
     Answer,
     EditRequest,
     Harness,
-    Installed,
     MalformedPayload,
     SettingsChange,
     no_channel,
@@ -100,10 +100,8 @@ def _spec() -> Any:
     return Spec(HARNESS, SCOPES, EVENT, 1.0, "timeout", {"version": 1})
 
 
-def check(scope: str, top: Path | None) -> None:
-    from .hook_json import load, path_of
-
-    load(path_of(_spec(), scope, top), EVENTS)
+_file = HookFile(_spec, EVENTS)
+check = _file.check
 
 
 def install(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
@@ -119,16 +117,10 @@ def install(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
     return merge(_spec(), scope, top, backup_dir, ours)
 
 
-def uninstall(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
-    from .hook_json import uninstall as remove
-
-    return remove(_spec(), scope, top, backup_dir, EVENTS)
+uninstall = _file.uninstall
 
 
-def entries(top: Path | None) -> tuple[list[Installed], list[str]]:
-    from .hook_json import entries as found
-
-    return found(_spec(), top, EVENTS)
+entries = _file.entries
 
 
 def probe_payload(top: Path, rel: str) -> list[dict[str, Any]]:

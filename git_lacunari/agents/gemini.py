@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .hook_json import HookFile
 from .protocol import (
     Answer,
     EditRequest,
@@ -99,10 +100,8 @@ def _ours(scope: str) -> dict[str, dict[str, Any]]:
     return {EVENT: {"matcher": MATCHER, "hooks": [edit]}, "SessionStart": {"hooks": [probe]}}
 
 
-def check(scope: str, top: Path | None) -> None:
-    from .hook_json import load, path_of
-
-    load(path_of(_spec(), scope, top), EVENTS)
+_file = HookFile(_spec, EVENTS)
+check = _file.check
 
 
 def install(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
@@ -111,10 +110,7 @@ def install(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
     return merge(_spec(), scope, top, backup_dir, _ours(scope))
 
 
-def uninstall(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
-    from .hook_json import uninstall as remove
-
-    return remove(_spec(), scope, top, backup_dir, EVENTS)
+uninstall = _file.uninstall
 
 
 def entries(top: Path | None) -> tuple[list[Installed], list[str]]:

@@ -21,6 +21,7 @@ from .command import is_edit, is_ours
 from .protocol import Harness, Installed, SettingsChange
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 COMMAND_KEYS = ("command", "bash")
@@ -243,3 +244,22 @@ def remove_empty_parents(path: Path, top: Path | None) -> None:
         except OSError:
             return
         here = here.parent
+
+
+class HookFile:
+    """The verbs every adapter whose hooks live in a JSON hook file shares:
+    ``check``, ``uninstall`` and ``entries``, for its ``spec`` and events."""
+
+    def __init__(self, spec: Callable[[], Spec], events: set[str]) -> None:
+        self.spec, self.events = spec, events
+
+    def check(self, scope: str, top: Path | None) -> None:
+        load(path_of(self.spec(), scope, top), self.events)
+
+    def uninstall(self, scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
+        return uninstall(self.spec(), scope, top, backup_dir, self.events)
+
+    def entries(
+        self, top: Path | None, env: tuple[tuple[str, str], ...] = ()
+    ) -> tuple[list[Installed], list[str]]:
+        return entries(self.spec(), top, self.events, env)

@@ -206,6 +206,17 @@ def parse_tool_call(
     return request  # any other tool writes nothing we guard
 
 
+def exit_2_render(
+    request: EditRequest | None,
+    allowed: bool,
+    reason: str,
+    body: dict[str, Any] | None,
+    notes: list[str],
+) -> Answer:
+    """``render`` for a harness whose block form is exit 2 (:func:`exit_2_answer`)."""
+    return exit_2_answer(allowed, reason, notes)
+
+
 def no_channel(
     request: EditRequest | None, context: str, body: dict[str, Any], notes: list[str]
 ) -> None:

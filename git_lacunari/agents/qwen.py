@@ -32,14 +32,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .hook_json import HookFile
 from .protocol import (
-    Answer,
     EditRequest,
     Harness,
     Installed,
     SettingsChange,
     exit_2,
-    exit_2_answer,
+    exit_2_render,
     no_channel,
     parse_tool_call,
 )
@@ -66,14 +66,7 @@ def parse(data: dict[str, Any], default_cwd: str) -> EditRequest:
     return request
 
 
-def render(
-    request: EditRequest | None,
-    allowed: bool,
-    reason: str,
-    body: dict[str, Any] | None,
-    notes: list[str],
-) -> Answer:
-    return exit_2_answer(allowed, reason, notes)
+render = exit_2_render
 
 
 blocked = exit_2
@@ -85,10 +78,8 @@ def _spec() -> Any:
     return Spec(HARNESS, SCOPES, EVENT, 1.0)
 
 
-def check(scope: str, top: Path | None) -> None:
-    from .hook_json import load, path_of
-
-    load(path_of(_spec(), scope, top), EVENTS)
+_file = HookFile(_spec, EVENTS)
+check = _file.check
 
 
 def install(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
@@ -99,10 +90,7 @@ def install(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
     return merge(_spec(), scope, top, backup_dir, {EVENT: {"matcher": MATCHER, "hooks": [edit]}})
 
 
-def uninstall(scope: str, top: Path | None, backup_dir: Path) -> SettingsChange:
-    from .hook_json import uninstall as remove
-
-    return remove(_spec(), scope, top, backup_dir, EVENTS)
+uninstall = _file.uninstall
 
 
 def entries(top: Path | None) -> tuple[list[Installed], list[str]]:
